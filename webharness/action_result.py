@@ -1,0 +1,36 @@
+"""What happened when an action ran: the agent's feedback, never an exception."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ActionErrorKind(str, Enum):
+    UNPARSEABLE = "unparseable"  # not a valid action string
+    UNKNOWN_REF = "unknown_ref"  # no element ever had this ref
+    STALE_REF = "stale_ref"  # the element had this ref in an earlier observation, now gone
+    NOT_VISIBLE = "not_visible"  # the element exists but has no box on screen
+    NOT_INTERACTABLE = "not_interactable"  # covered by another element, or disabled
+    UNSUPPORTED_CONTROL = "unsupported_control"  # e.g. fill() on a button
+    INVALID_ARGUMENT = "invalid_argument"  # e.g. an option the select does not have
+    TIMEOUT = "timeout"
+    NAVIGATION_BLOCKED = "navigation_blocked"  # goto to an origin the task does not allow
+    BROWSER_ERROR = "browser_error"  # the browser or page failed (not the agent's fault)
+
+
+class ActionResult(BaseModel):
+    """The outcome of one step's action, reported in ``info["action_result"]``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ok: bool = True
+    error: ActionErrorKind | None = None
+    message: str = ""
+    state_changed: bool = False
+    duration_ms: float = 0.0
+
+    @classmethod
+    def failed(cls, error: ActionErrorKind, message: str) -> ActionResult:
+        return cls(ok=False, error=error, message=message)

@@ -1,0 +1,52 @@
+"""The exception tree: one root, a few subclasses, messages that say what to do.
+
+Agent mistakes are never exceptions: they come back in ``info["action_result"]``.
+These are for the library's users (bad configuration, missing browser, bad task file).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class WebHarnessError(Exception):
+    """Root of every error raised by webharness."""
+
+
+class BrowserNotFoundError(WebHarnessError, FileNotFoundError):
+    """No Chromium could be found to launch."""
+
+
+class BrowserError(WebHarnessError, RuntimeError):
+    """The browser failed in a way the harness could not recover from."""
+
+
+class TaskSpecError(WebHarnessError, ValueError):
+    """A task.yaml is malformed: names the file, the field path and the value."""
+
+    def __init__(self, file: str, field: str, value: object, problem: str) -> None:
+        self.file, self.field, self.value, self.problem = file, field, value, problem
+        shown = repr(value)
+        if len(shown) > 120:
+            shown = shown[:117] + "..."
+        super().__init__(f"{file}: field '{field}' = {shown}: {problem}")
+
+
+class UnknownTaskError(WebHarnessError, KeyError):
+    """A task or env id that is not in the catalogue."""
+
+    def __init__(self, name: str, known: Iterable[str]) -> None:
+        known = sorted(known)
+        message = f"unknown task {name!r}.{did_you_mean(name, known)} Known: {', '.join(known)}"
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return self.message
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """A ' Did you mean: X?' suffix for error messages, or '' when nothing is close."""
+    hint = difflib.get_close_matches(value, list(choices), n=1)
+    return f" Did you mean: {hint[0]!r}?" if hint else ""
