@@ -1,0 +1,219 @@
+"""``WebEvalEnv``: the Gymnasium face of a scenario. It orchestrates; the core does the work."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.error import ResetNeeded
+
+from webharness import actions as A
+from webharness.action_result import ActionErrorKind, ActionResult
+from webharness.catalogue import get_task
+from webharness.episode import Episode, EpisodeOptions, Observed
+from webharness.errors import BrowserError, BrowserNotFoundError, did_you_mean
+from webharness.observation import ObsMode, build_observation, observation_space, text_space
+from webharness.runtime import BrowserRuntime
+from webharness.task_spec import TaskSpec, instantiate
+from webharness.trace import EpisodeEnd
+
+_ENDED_BY = {
+    A.ActionKind.DONE: "done",
+    A.ActionKind.SEND_MSG_TO_USER: "send_msg_to_user",
+    A.ActionKind.REPORT_INFEASIBLE: "report_infeasible",
+}
+# Browser work of one step is bounded by the action timeout and the settle cap; this is
+# the slack on top before the harness declares the page hung.
+_HANG_SLACK_S = 5.0
+
+
+class WebEvalEnv(gym.Env[dict[str, Any], Any]):
+    """A web task in a real Chromium: screenshot + accessibility tree in, DSL actions out.
+
+    Example:
+        >>> import gymnasium as gym, webharness
+        >>> env = gym.make("WebEval/form-v0")
+        >>> obs, info = env.reset(seed=3)
+        >>> obs, reward, terminated, truncated, info = env.step("noop()")
+        >>> env.close()
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        task: str | TaskSpec = "form",
+        *,
+        obs_mode: str = "both",
+        render_mode: str | None = None,
+        viewport: tuple[int, int] = (1280, 720),
+        max_steps: int | None = None,
+        auto_terminate: bool = False,
+        headless: bool = True,
+        action_timeout_ms: float = 5_000,
+        settle_cap_ms: float = 3_000,
+    ) -> None:
+        self.task_spec = task if isinstance(task, TaskSpec) else get_task(task)
+        self.obs_mode = _choice(ObsMode, obs_mode, "obs_mode")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r} is not supported; use None or 'rgb_array'")
+        self.render_mode = render_mode
+        self.viewport = viewport
+        self.max_steps = max_steps or self.task_spec.max_steps
+        self.auto_terminate = auto_terminate
+        self.headless = headless
+        self.options = EpisodeOptions(
+            screenshots=self.obs_mode != ObsMode.TEXT,
+            action_timeout_ms=action_timeout_ms,
+            settle_cap_ms=settle_cap_ms,
+        )
+        self.observation_space = observation_space(self.obs_mode, viewport)
+        self.action_space = text_space(A.MAX_ACTION_CHARS)  # DSL strings; typed Actions too
+        self._runtime: BrowserRuntime | None = None  # launched on the first reset
+        self._episode: Episode | None = None
+        self._steps = 0
+        self._ended = False
+
+    # --- Gymnasium API ------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        task = instantiate(self.task_spec, seed, self.np_random)
+        runtime = self._runtime or BrowserRuntime(self.viewport, self.headless)
+        self._runtime = runtime
+        if self._episode is not None:
+            runtime.discard(self._episode.session)
+            self._episode = None
+        observed = self._start_episode(runtime, task)
+        runtime.prewarm()
+        self._steps, self._ended = 0, False
+        return self._observation(self._episode, observed, ""), self._info(self._episode, observed, None, None)
+
+    def _start_episode(self, runtime: BrowserRuntime, task: Any) -> Observed:
+        """Open the episode's page; after a browser failure, restart the browser once."""
+        timeout = self._step_timeout_s()
+        for attempt in (1, 2):
+            session = runtime.take_session(timeout)
+            episode = Episode(task, session, self.options)
+            try:
+                observed = runtime.run(episode.start(), timeout)
+            except BrowserNotFoundError:
+                raise
+            except Exception as exc:  # a crashed or hung browser: restart it once
+                if attempt == 2:
+                    raise BrowserError(f"could not start {task.instance.env_id}: {exc}") from exc
+                runtime.restart()
+                continue
+            self._episode = episode
+            return observed
+        raise AssertionError("unreachable")
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        episode = self._episode
+        if episode is None or self._ended or self._runtime is None:
+            raise ResetNeeded("call reset() before step(), and again after an episode has ended")
+        self._steps += 1
+        try:
+            parsed = A.parse_action(action)
+        except A.ActionParseError as exc:
+            parsed, parse_error = A.Noop(), str(exc)
+        else:
+            parse_error = None
+        try:
+            result, observed = self._runtime.run(episode.step(parsed), self._step_timeout_s())
+        except Exception as exc:  # the browser died or hung: the harness's fault
+            return self._runtime_failure(episode, action, exc)
+        if parse_error is not None:
+            result = ActionResult.failed(ActionErrorKind.UNPARSEABLE, parse_error)
+        success = episode.success()
+        ended_by = _ENDED_BY.get(A.ActionKind(parsed.kind)) if parse_error is None else None
+        if ended_by is None and self.auto_terminate and success:
+            ended_by = "criteria"
+        terminated = ended_by is not None
+        truncated = not terminated and self._steps >= self.max_steps
+        info = self._info(episode, observed, action, result)
+        if terminated or truncated:
+            self._ended = True
+            info["episode_end"] = EpisodeEnd(
+                terminated=terminated, truncated=truncated, success=success,
+                final_answer=episode.final_answer, ended_by=ended_by or "max_steps",
+                asked_user=episode.asked_user,
+            )
+        reward = 1.0 if (terminated or truncated) and success else 0.0
+        obs = self._observation(episode, observed, result.message if not result.ok else "")
+        return obs, reward, terminated, truncated, info
+
+    def _runtime_failure(self, episode: Episode, action: Any, exc: Exception) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """The browser crashed or hung: end the episode as not executable, restart next reset."""
+        message = f"the browser failed during this step ({type(exc).__name__}: {str(exc)[:200]}); the episode is not executable"
+        result = ActionResult.failed(ActionErrorKind.BROWSER_ERROR, message)
+        self._ended = True
+        if self._runtime is not None:
+            self._runtime.restart()
+        self._episode = None
+        observed = episode.last
+        if observed is None:  # start() always observes before a step can run
+            raise BrowserError(message) from exc
+        info = self._info(episode, observed, action, result)
+        info["episode_end"] = EpisodeEnd(truncated=True, ended_by="runtime_error", not_executable=True, error=message)
+        return self._observation(episode, observed, message), 0.0, False, True, info
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode != "rgb_array" or self._episode is None or self._runtime is None:
+            return None
+        last = self._episode.last
+        if last is not None and last.screenshot is not None:
+            return last.screenshot
+        return self._runtime.run(self._episode.session.screenshot(), self._step_timeout_s())
+
+    def close(self) -> None:
+        if self._runtime is not None:
+            self._runtime.close()
+        self._runtime = None
+        self._episode = None
+        super().close()
+
+    # --- for wrappers -------------------------------------------------------------------
+    @property
+    def episode(self) -> Episode | None:
+        """The live episode (wrappers add perturbations and read state through it)."""
+        return self._episode
+
+    @property
+    def runtime(self) -> BrowserRuntime | None:
+        return self._runtime
+
+    # --- helpers ------------------------------------------------------------------------
+    def _step_timeout_s(self) -> float:
+        return (self.options.action_timeout_ms + self.options.settle_cap_ms) / 1000 + _HANG_SLACK_S
+
+    def _observation(self, episode: Episode, observed: Observed, error: str) -> dict[str, Any]:
+        return build_observation(
+            self.obs_mode,
+            axtree=observed.axtree,
+            screenshot=observed.screenshot,
+            url=observed.state.url,
+            goal=episode.task.instance.instruction,
+            last_action_error=error,
+            user_messages=episode.user_messages,
+        )
+
+    def _info(self, episode: Episode, observed: Observed, action: Any, result: ActionResult | None) -> dict[str, Any]:
+        return {
+            "task": episode.task.instance,
+            "semantic_state": observed.state,
+            "action": action.dsl() if isinstance(action, A._Action) else action,
+            "action_result": result,
+            "success": episode.success(),
+            "step": self._steps,
+            "timings_ms": observed.timings_ms,
+            "perturbations": [],
+        }
+
+
+def _choice(enum: type[Any], value: str, name: str) -> Any:
+    try:
+        return enum(value)
+    except ValueError:
+        options = [m.value for m in enum]
+        raise ValueError(f"{name}={value!r} is not one of {options}.{did_you_mean(str(value), options)}") from None

@@ -1,0 +1,44 @@
+// Helpers the built-in scenario sites share: the REST client, toasts, field errors.
+window.App = (() => {
+  async function api(path, options = {}) {
+    const response = await fetch("/api/" + path, {
+      method: options.method || "GET",
+      headers: { "Content-Type": "application/json" },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const text = await response.text();
+    return { ok: response.ok, status: response.status, data: text ? JSON.parse(text) : null };
+  }
+
+  function toast(message) {
+    const node = document.createElement("div");
+    node.className = "toast";
+    node.setAttribute("role", "status");
+    node.textContent = message;
+    document.body.appendChild(node);
+    setTimeout(() => node.remove(), 4000);
+  }
+
+  // Shows the server's per-field errors next to the fields, and returns how many there were.
+  function showErrors(form, errors) {
+    form.querySelectorAll(".error").forEach((n) => n.remove());
+    form.querySelectorAll("[aria-invalid]").forEach((n) => n.removeAttribute("aria-invalid"));
+    for (const [name, message] of Object.entries(errors || {})) {
+      const input = form.elements[name];
+      if (!input) continue;
+      input.setAttribute("aria-invalid", "true");
+      const note = document.createElement("div");
+      note.className = "error";
+      note.id = "error-" + name;
+      note.textContent = message;
+      input.setAttribute("aria-describedby", note.id);
+      input.closest(".field").appendChild(note);
+    }
+    return Object.keys(errors || {}).length;
+  }
+
+  const params = () => (window.__WEBEVAL__ && window.__WEBEVAL__.params) || {};
+  const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+
+  return { api, toast, showErrors, params, escape };
+})();

@@ -1,0 +1,163 @@
+"""Finding and running Chromium.
+
+Playwright's sync API refuses to run inside a running asyncio loop (a Jupyter cell), so
+every env owns a ``BrowserHost``: a daemon thread with its own event loop that runs the
+async Playwright API. The env's synchronous methods submit coroutines to it and wait.
+The same design lets a next episode's page be prepared while the agent thinks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import os
+import shutil
+import threading
+import weakref
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from playwright.async_api import Browser, Playwright, async_playwright
+
+from webharness.errors import BrowserError, BrowserNotFoundError
+
+T = TypeVar("T")
+
+BROWSER_ENV_VAR = "WEBHARNESS_CHROMIUM"
+SYSTEM_CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Flags that keep a headless Chromium quiet on a closed network and as root in a container.
+LAUNCH_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+)
+INSTALL_HINT = (
+    "No Chromium was found. Install one of:\n"
+    "  - Debian/Ubuntu: sudo apt-get install -y chromium\n"
+    "  - Playwright's build (where downloads are allowed): python -m playwright install chromium\n"
+    f"  - or point {BROWSER_ENV_VAR} at a Chromium/Chrome executable."
+)
+
+
+def find_chromium(playwright_path: str | None = None) -> str:
+    """The Chromium to launch: the env var override, Playwright's download, then the system.
+
+    Args:
+        playwright_path: where Playwright's own Chromium build would be (may not exist).
+
+    Raises:
+        BrowserNotFoundError: with install instructions, when none is found.
+    """
+    override = os.environ.get(BROWSER_ENV_VAR)
+    if override:
+        if Path(override).is_file() and os.access(override, os.X_OK):
+            return override
+        raise BrowserNotFoundError(
+            f"{BROWSER_ENV_VAR}={override!r} is not an executable file. "
+            f"Unset it or point it at a Chromium binary.\n{INSTALL_HINT}"
+        )
+    if playwright_path and Path(playwright_path).is_file():
+        return playwright_path
+    for name in SYSTEM_CHROMIUMS:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserNotFoundError(INSTALL_HINT)
+
+
+class BrowserHost:
+    """A thread running an event loop with async Playwright and one lazily launched Chromium."""
+
+    def __init__(self, headless: bool = True) -> None:
+        self.headless = headless
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._lock = threading.Lock()
+        _LIVE_HOSTS.add(self)
+
+    # --- running work on the browser thread ---------------------------------------------
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run a coroutine on the browser thread and wait for its result."""
+        future = self.submit(coro)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule a coroutine on the browser thread without waiting (pre-warming)."""
+        loop = self._ensure_loop()
+        return asyncio.run_coroutine_threadsafe(coro, loop)
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="webharness-browser", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    # --- the browser --------------------------------------------------------------------
+    async def browser(self) -> Browser:
+        """The running browser, launched on first use and relaunched if it died."""
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        if self._playwright is None:
+            self._playwright = await async_playwright().start()
+        executable = find_chromium(self._playwright.chromium.executable_path)
+        try:
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=executable, headless=self.headless, args=list(LAUNCH_ARGS)
+            )
+        except Exception as exc:  # Playwright raises its generic Error on launch failures
+            raise BrowserError(f"could not launch Chromium at {executable}: {exc}") from exc
+        return self._browser
+
+    async def _shutdown(self) -> None:
+        if self._browser is not None:
+            try:
+                await self._browser.close()
+            except Exception:  # already gone: nothing left to close
+                pass
+            self._browser = None
+        if self._playwright is not None:
+            await self._playwright.stop()
+            self._playwright = None
+
+    def close(self) -> None:
+        """Close the browser, stop Playwright and the thread. Safe to call twice."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(30)
+        except Exception:  # a dead browser must not stop the loop from ending
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        if thread is not None:
+            thread.join(10)
+        loop.close()
+        _LIVE_HOSTS.discard(self)
+
+
+_LIVE_HOSTS: weakref.WeakSet[BrowserHost] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all_hosts() -> None:
+    """No Chromium outlives the interpreter, even when an env was never closed."""
+    for host in list(_LIVE_HOSTS):
+        host.close()

@@ -1,0 +1,167 @@
+"""One episode's live state: the served site, the page, refs shown, messages, the answer.
+
+Its coroutines run on the browser thread; the env calls ``start`` once and ``step`` per
+action, one thread hop each.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from playwright.async_api import Error as PlaywrightError
+
+from webharness import actions as A
+from webharness.action_result import ActionErrorKind, ActionResult
+from webharness.backend import Backend
+from webharness.catalogue import shared_assets_dir, task_dir
+from webharness.criteria import CriteriaContext, js_expressions
+from webharness.executor import ExecContext, execute
+from webharness.page_session import PageSession
+from webharness.semantic import SemanticState
+from webharness.site import SiteEpisode
+from webharness.task_spec import InstantiatedTask
+
+
+@dataclass(frozen=True)
+class EpisodeOptions:
+    screenshots: bool = True  # capture a screenshot with every observation
+    action_timeout_ms: float = 5_000
+    settle_quiet_ms: float = 10
+    settle_cap_ms: float = 3_000
+
+
+@dataclass
+class Observed:
+    """What one observation pass saw."""
+
+    axtree: str
+    state: SemanticState
+    screenshot: np.ndarray | None
+    js: dict[str, Any]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+class Episode:
+    def __init__(self, task: InstantiatedTask, session: PageSession, options: EpisodeOptions) -> None:
+        self.task, self.session, self.options = task, session, options
+        spec = task.spec
+        self.backend = Backend(spec.backend) if spec.backend else None
+        self.site = SiteEpisode(
+            origin=spec.origin,
+            site_dir=task_dir(spec.id) / spec.site if spec.site and not spec.start_url else None,
+            shared_dir=shared_assets_dir(),
+            backend=self.backend,
+            allowed_origins=tuple(spec.allowed_origins),
+            runtime={"seed": task.instance.seed or 0, "params": _public(task.instance.params)},
+        )
+        self.max_ref = 0  # every ref up to this one has been shown to the agent
+        self.user_messages: list[str] = []
+        self.asked_user = False
+        self.final_answer: str | None = None
+        self.last: Observed | None = None
+        self._js = js_expressions(spec.success)
+
+    @property
+    def start_url(self) -> str:
+        spec = self.task.spec
+        return spec.start_url or f"{spec.origin}{spec.start_page}"
+
+    @property
+    def allowed_origins(self) -> tuple[str, ...]:
+        return (self.site.origin, *self.site.allowed_origins)
+
+    async def start(self) -> Observed:
+        """Serve the site into the page, open the start page, wait until it is ready."""
+        self.session.router.episode = self.site
+        started = time.perf_counter()
+        await self.session.goto(self.start_url, self.options.action_timeout_ms)
+        await self._settle()
+        return await self.observe({"load": _ms(started)})
+
+    async def step(self, action: Any) -> tuple[ActionResult, Observed]:
+        """Run the action, let the page settle, observe; report whether anything changed."""
+        before = self.last.state.fingerprint() if self.last else ""
+        started = time.perf_counter()
+        ctx = ExecContext(self.max_ref, self.allowed_origins, self.options.action_timeout_ms)
+        result = await execute(self.session, action, ctx)
+        acted = _ms(started)
+        if action.kind not in A.PAGE_FREE_ACTIONS or action.kind == A.ActionKind.WAIT:
+            await self._settle()
+        self._after_message_actions(action)
+        observed = await self.observe({"action": acted, "settle": _ms(started) - acted})
+        result.state_changed = observed.state.fingerprint() != before
+        result.duration_ms = _ms(started)
+        return result, observed
+
+    async def _settle(self) -> None:
+        await self.session.settle(self.options.settle_quiet_ms, self.options.settle_cap_ms)
+        ready = self.task.spec.ready
+        if ready is None:
+            return
+        try:
+            if ready.selector:
+                await self.session.page.wait_for_selector(ready.selector, state="visible", timeout=ready.timeout_ms)
+            if ready.js:
+                await self.session.page.wait_for_function(ready.js, timeout=ready.timeout_ms)
+        except PlaywrightError:
+            pass  # not ready within the bound: observe what there is, the agent decides
+
+    def _after_message_actions(self, action: Any) -> None:
+        if isinstance(action, A.AskUser):
+            self.asked_user = True
+            self.user_messages.append(self._reply_to(action.question))
+        elif isinstance(action, A.SendMsgToUser):
+            self.final_answer = action.text
+
+    def _reply_to(self, question: str) -> str:
+        user = self.task.spec.user
+        if user is None:
+            return "I have nothing to add: everything you need is in the instruction."
+        words = question.lower()
+        for reply in user.replies:
+            if not reply.keywords or any(k.lower() in words for k in reply.keywords):
+                return reply.text
+        return user.fallback
+
+    async def observe(self, timings: dict[str, float] | None = None) -> Observed:
+        """One in-page pass (tree + state), the app data, and a screenshot when asked."""
+        timings = dict(timings or {})
+        started = time.perf_counter()
+        snap = await self.session.snapshot(self.max_ref + 1)
+        self.max_ref = max(self.max_ref, snap.max_ref)
+        state = SemanticState.model_validate({
+            **snap.state,
+            "app": self.backend.dump() if self.backend else {},
+            "blocked_requests": list(self.site.blocked),
+        })
+        js = await self.session.evaluate_all(self._js)
+        timings["snapshot"] = _ms(started)
+        screenshot = None
+        if self.options.screenshots:
+            shot_started = time.perf_counter()
+            screenshot = await self.session.screenshot()
+            timings["screenshot"] = _ms(shot_started)
+        self.last = Observed(snap.axtree, state, screenshot, js, timings)
+        return self.last
+
+    def criteria_context(self) -> CriteriaContext:
+        assert self.last is not None, "observe() runs in start(), before any criteria check"
+        return CriteriaContext(self.last.state, self.final_answer, self.asked_user, self.last.js)
+
+    def success(self) -> bool:
+        return bool(self.task.spec.success.holds(self.criteria_context()))
+
+
+def _public(params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters the page may see: internal keys (leading underscore) left out."""
+    return {k: v for k, v in params.items() if not k.startswith("_")}
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)
+
+
+__all__ = ["ActionErrorKind", "Episode", "EpisodeOptions", "Observed"]

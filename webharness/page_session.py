@@ -1,0 +1,141 @@
+"""One browser context and page, with the in-page agent installed: settle and observe.
+
+All methods are coroutines run on the ``BrowserHost`` thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+from PIL import Image
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page
+from playwright.async_api import Error as PlaywrightError
+
+from webharness.site import SiteRouter
+
+AGENT = "window[Symbol.for('webharness.agent')]"
+
+
+def _agent_script() -> str:
+    return resources.files("webharness").joinpath("js/page_agent.js").read_text(encoding="utf-8")
+
+
+@dataclass
+class Snapshot:
+    """The in-page pass: accessibility tree text and the raw semantic state."""
+
+    axtree: str
+    state: dict[str, Any]
+    max_ref: int
+
+
+class PageSession:
+    """A fresh, isolated context and page for one episode."""
+
+    def __init__(self, context: BrowserContext, page: Page, router: SiteRouter) -> None:
+        self.context, self.page, self.router = context, page, router
+        self._cdp: CDPSession | None = None
+        self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
+        self._loaded = asyncio.Event()
+        page.on("domcontentloaded", self._on_load)
+
+    @classmethod
+    async def open(cls, browser: Browser, viewport: tuple[int, int]) -> PageSession:
+        """A new context with the agent script and the router installed, and its page."""
+        context = await browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]},
+            service_workers="block", accept_downloads=False, reduced_motion="reduce",
+        )
+        router = SiteRouter()
+        await context.add_init_script(_agent_script())
+        await context.route("**/*", router.handle)
+        page = await context.new_page()
+        return cls(context, page, router)
+
+    def _on_load(self, _page: Page) -> None:
+        self._loads += 1
+        self._loaded.set()
+
+    async def goto(self, url: str, timeout_ms: float) -> None:
+        await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
+
+    async def settle(self, quiet_ms: float, cap_ms: float) -> bool:
+        """Wait until requests are done and the DOM is quiet, following navigations.
+
+        Returns False when the cap was reached before the page settled.
+        """
+        deadline = time.monotonic() + cap_ms / 1000
+        while True:
+            remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
+            loads_before = self._loads
+            try:
+                result = await self.page.evaluate(
+                    f"(o) => {AGENT} ? {AGENT}.settle(o) : {{navigating: true}}",
+                    {"quietMs": quiet_ms, "capMs": remaining_ms},
+                )
+            except PlaywrightError:
+                result = {"navigating": True}  # the document went away mid-call
+            if not result.get("navigating"):
+                return not result.get("timedOut", False)
+            if not await self._wait_for_new_document(loads_before, deadline):
+                return False
+
+    async def _wait_for_new_document(self, loads_before: int, deadline: float) -> bool:
+        while self._loads == loads_before:
+            self._loaded.clear()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._loaded.wait(), remaining)
+            except asyncio.TimeoutError:
+                # The navigation may have been cancelled (e.g. a blocked origin): carry on
+                # with whatever document is current.
+                await self._clear_navigating()
+                return False
+        return True
+
+    async def _clear_navigating(self) -> None:
+        try:
+            await self.page.evaluate(f"() => {AGENT} && {AGENT}.markSettled()")
+        except PlaywrightError:
+            pass
+
+    async def snapshot(self, min_ref: int) -> Snapshot:
+        raw = await self.page.evaluate(f"(o) => {AGENT}.snapshot(o)", {"minRef": min_ref})
+        return Snapshot(axtree=raw["axtree"], state=raw["state"], max_ref=raw["maxRef"])
+
+    async def screenshot(self) -> np.ndarray:
+        """The viewport as uint8 H×W×3, captured over CDP (faster than page.screenshot)."""
+        if self._cdp is None:
+            self._cdp = await self.context.new_cdp_session(self.page)
+        shot = await self._cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+        image = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB")
+        return np.asarray(image, dtype=np.uint8)
+
+    async def evaluate_all(self, expressions: list[str]) -> dict[str, Any]:
+        """Values of JS predicate expressions (errors count as false)."""
+        if not expressions:
+            return {}
+        return await self.page.evaluate(
+            "(exprs) => Object.fromEntries(exprs.map((e) => { try { return [e, Boolean((0, eval)(e))]; }"
+            " catch (err) { return [e, false]; } }))",
+            expressions,
+        )
+
+    async def call_agent(self, method: str, *args: Any) -> Any:
+        """Call a method of the in-page agent with JSON arguments."""
+        return await self.page.evaluate(f"(args) => {AGENT}.{method}(...args)", list(args))
+
+    async def close(self) -> None:
+        try:
+            await self.context.close()
+        except PlaywrightError:
+            pass  # the browser is already gone

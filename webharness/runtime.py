@@ -1,0 +1,62 @@
+"""The env's browser runtime: one host thread and browser, pages made ready ahead of time.
+
+A fresh context + page costs ~150-300 ms; the runtime opens the next one in the background
+while the agent works on the current episode, so ``reset`` only navigates.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from typing import Any, Coroutine, TypeVar
+
+from webharness.browser import BrowserHost
+from webharness.page_session import PageSession
+
+T = TypeVar("T")
+
+
+class BrowserRuntime:
+    def __init__(self, viewport: tuple[int, int], headless: bool = True) -> None:
+        self.viewport = viewport
+        self.headless = headless
+        self.host = BrowserHost(headless=headless)
+        self._next: concurrent.futures.Future[PageSession] | None = None
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        return self.host.run(coro, timeout)
+
+    def take_session(self, timeout: float) -> PageSession:
+        """A ready context + page: the pre-warmed one, or a new one."""
+        pending, self._next = self._next, None
+        session = None
+        if pending is not None:
+            try:
+                session = pending.result(timeout)
+            except Exception:  # a pre-warm that failed (browser died): open afresh
+                session = None
+        if session is None:
+            session = self.host.run(self._open(), timeout)
+        return session
+
+    def prewarm(self) -> None:
+        """Start opening the next episode's page in the background."""
+        if self._next is None:
+            self._next = self.host.submit(self._open())
+
+    def discard(self, session: PageSession) -> None:
+        """Close a finished episode's context without waiting for it."""
+        self.host.submit(session.close())
+
+    async def _open(self) -> PageSession:
+        browser = await self.host.browser()
+        return await PageSession.open(browser, self.viewport)
+
+    def restart(self) -> None:
+        """Throw away the browser (after a crash or a hung page) and start clean."""
+        self._next = None
+        self.host.close()
+        self.host = BrowserHost(headless=self.headless)
+
+    def close(self) -> None:
+        self._next = None
+        self.host.close()

@@ -1,0 +1,128 @@
+"""Serving a scenario into a browser context by route interception.
+
+The scenario's static files and its REST backend answer on a fixed origin; every request
+to any other origin is refused and recorded, unless the task allows that origin. No port,
+no server process: each context gets its own router, so episodes are isolated.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Request, Route
+
+from webharness.backend import Backend
+
+RUNTIME_PATH = "/__webharness/runtime.js"
+SHARED_PREFIX = "/_shared/"
+
+# A request hook may delay a request (latency perturbation); a body transform may rewrite
+# an HTML document before the page sees it (theme, label drift, id randomisation).
+RequestHook = Callable[[Request], Awaitable[None]]
+HtmlTransform = Callable[[str], str]
+
+
+@dataclass
+class SiteEpisode:
+    """What one episode serves: the site folder, its backend, the origins it may reach."""
+
+    origin: str
+    site_dir: Path | None = None
+    shared_dir: Path | None = None  # assets every built-in site shares, served at /_shared/
+    backend: Backend | None = None
+    allowed_origins: tuple[str, ...] = ()
+    runtime: dict[str, Any] = field(default_factory=dict)  # seed and params the site's JS sees
+    request_hooks: list[RequestHook] = field(default_factory=list)
+    html_transforms: list[HtmlTransform] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)  # URLs refused, in order
+
+
+class SiteRouter:
+    """The route handler of one browser context; ``episode`` is swapped at each reset."""
+
+    def __init__(self) -> None:
+        self.episode: SiteEpisode | None = None
+
+    async def handle(self, route: Route, request: Request) -> None:
+        episode = self.episode
+        url = request.url
+        try:
+            if episode is None:
+                await route.abort("blockedbyclient")
+                return
+            for hook in episode.request_hooks:
+                await hook(request)
+            origin = _origin(url)
+            if origin == episode.origin and episode.site_dir is not None:
+                await self._serve_site(route, request, episode)
+            elif origin == episode.origin or origin in episode.allowed_origins:
+                await route.continue_()
+            else:
+                episode.blocked.append(url[:500])
+                await route.abort("blockedbyclient")
+        except PlaywrightError:
+            # The page went away while the request was in flight (navigation, close).
+            pass
+
+    async def _serve_site(self, route: Route, request: Request, episode: SiteEpisode) -> None:
+        path = urlsplit(request.url).path or "/"
+        if path.startswith("/api/") and episode.backend is not None:
+            query = dict(parse_qsl(urlsplit(request.url).query))
+            answer = episode.backend.handle(request.method, path, query, request.post_data_buffer)
+            body = "" if answer.body is None else json.dumps(answer.body)
+            await route.fulfill(status=answer.status, body=body, content_type="application/json")
+            return
+        if path == RUNTIME_PATH:
+            await route.fulfill(body=runtime_script(episode.runtime), content_type="text/javascript")
+            return
+        if path.startswith(SHARED_PREFIX) and episode.shared_dir is not None:
+            file = _site_file(episode.shared_dir, path.removeprefix(SHARED_PREFIX))
+        else:
+            file = _site_file(episode.site_dir, path)  # type: ignore[arg-type]
+        if file is None:
+            await route.fulfill(status=404, body="<h1>Not found</h1>", content_type="text/html")
+            return
+        content_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        if content_type == "text/html" and episode.html_transforms:
+            html = file.read_text(encoding="utf-8")
+            for transform in episode.html_transforms:
+                html = transform(html)
+            await route.fulfill(body=html, content_type="text/html; charset=utf-8")
+        else:
+            await route.fulfill(body=file.read_bytes(), content_type=content_type)
+
+
+def runtime_script(runtime: dict[str, Any]) -> str:
+    """The per-episode script a scenario page loads first: its parameters and a seeded
+    ``Math.random`` (mulberry32), so the same seed gives the same page."""
+    return (
+        f"window.__WEBEVAL__ = {json.dumps(runtime)};\n"
+        "(() => { let a = (window.__WEBEVAL__.seed >>> 0) || 1;\n"
+        "  Math.random = () => { a |= 0; a = (a + 0x6D2B79F5) | 0; let t = Math.imul(a ^ (a >>> 15), 1 | a);\n"
+        "    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };\n"
+        "})();\n"
+    )
+
+
+def _site_file(site_dir: Path, path: str) -> Path | None:
+    """The file a URL path names inside the site folder; None outside it or missing."""
+    relative = path.lstrip("/") or "index.html"
+    if relative.endswith("/"):
+        relative += "index.html"
+    root = site_dir.resolve()
+    candidate = (root / relative).resolve()
+    if not candidate.is_relative_to(root) or not candidate.is_file():
+        return None
+    return candidate
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

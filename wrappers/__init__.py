@@ -1,0 +1,3 @@
+"""Gymnasium wrappers of webharness (installed as ``webharness.wrappers``)."""
+
+__all__: list[str] = []
