@@ -15,7 +15,8 @@ from webharness.episode import Episode, EpisodeOptions, Observed
 from webharness.errors import BrowserError, BrowserNotFoundError, did_you_mean
 from webharness.observation import ObsMode, build_observation, observation_space, text_space
 from webharness.runtime import BrowserRuntime
-from webharness.task_spec import TaskSpec, instantiate
+from webharness.hooks import EpisodeHooks, HookFactory
+from webharness.task_spec import InstantiatedTask, TaskSpec, instantiate
 from webharness.trace import EpisodeEnd
 
 _ENDED_BY = {
@@ -70,6 +71,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         )
         self.observation_space = observation_space(self.obs_mode, viewport)
         self.action_space = text_space(A.MAX_ACTION_CHARS)  # DSL strings; typed Actions too
+        self.hook_factories: list[HookFactory] = []  # wrappers' perturbations, applied per episode
         self._runtime: BrowserRuntime | None = None  # launched on the first reset
         self._episode: Episode | None = None
         self._steps = 0
@@ -79,22 +81,32 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         task = instantiate(self.task_spec, seed, self.np_random)
+        hooks = self._episode_hooks(task)
         runtime = self._runtime or BrowserRuntime(self.viewport, self.headless)
         self._runtime = runtime
         if self._episode is not None:
             runtime.discard(self._episode.session)
             self._episode = None
-        observed = self._start_episode(runtime, task)
+        observed = self._start_episode(runtime, task, hooks)
         runtime.prewarm()
         self._steps, self._ended = 0, False
         return self._observation(self._episode, observed, ""), self._info(self._episode, observed, None, None)
 
-    def _start_episode(self, runtime: BrowserRuntime, task: Any) -> Observed:
+    def _episode_hooks(self, task: InstantiatedTask) -> EpisodeHooks:
+        """Let each wrapper's factory set up this episode, seeded from the env's generator."""
+        hooks = EpisodeHooks()
+        for factory in self.hook_factories:
+            factory(hooks, np.random.default_rng(int(self.np_random.integers(2**63))), task.instance)
+        for transform in hooks.instruction_transforms:
+            task.instance.instruction = transform(task.instance.instruction)
+        return hooks
+
+    def _start_episode(self, runtime: BrowserRuntime, task: InstantiatedTask, hooks: EpisodeHooks) -> Observed:
         """Open the episode's page; after a browser failure, restart the browser once."""
         timeout = self._step_timeout_s()
         for attempt in (1, 2):
             session = runtime.take_session(timeout)
-            episode = Episode(task, session, self.options)
+            episode = Episode(task, session, self.options, hooks)
             try:
                 observed = runtime.run(episode.start(), timeout)
             except BrowserNotFoundError:
@@ -180,6 +192,13 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         return self._episode
 
     @property
+    def last_timings_ms(self) -> dict[str, float]:
+        """Where the last reset or step spent its time (kept out of ``info``, which must be
+        the same for the same seed and actions)."""
+        last = self._episode.last if self._episode else None
+        return dict(last.timings_ms) if last else {}
+
+    @property
     def runtime(self) -> BrowserRuntime | None:
         return self._runtime
 
@@ -206,8 +225,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             "action_result": result,
             "success": episode.success(),
             "step": self._steps,
-            "timings_ms": observed.timings_ms,
-            "perturbations": [],
+            "perturbations": [e.model_dump() for e in episode.hooks.events],
         }
 
 

@@ -21,7 +21,11 @@ class ActionErrorKind(str, Enum):
 
 
 class ActionResult(BaseModel):
-    """The outcome of one step's action, reported in ``info["action_result"]``."""
+    """The outcome of one step's action, reported in ``info["action_result"]``.
+
+    Deterministic by design (same seed and actions, same result); timings live apart,
+    in ``WebEvalEnv.last_timings_ms``.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -29,7 +33,6 @@ class ActionResult(BaseModel):
     error: ActionErrorKind | None = None
     message: str = ""
     state_changed: bool = False
-    duration_ms: float = 0.0
 
     @classmethod
     def failed(cls, error: ActionErrorKind, message: str) -> ActionResult:

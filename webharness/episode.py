@@ -7,6 +7,7 @@ action, one thread hop each.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +20,11 @@ from webharness.backend import Backend
 from webharness.catalogue import shared_assets_dir, task_dir
 from webharness.criteria import CriteriaContext, js_expressions
 from webharness.executor import ExecContext, execute
+from webharness.hooks import EpisodeHooks
 from webharness.page_session import PageSession
 from webharness.semantic import SemanticState
 from webharness.site import SiteEpisode
-from webharness.task_spec import InstantiatedTask
+from webharness.task_spec import InstantiatedTask, TaskSpec
 
 
 @dataclass(frozen=True)
@@ -45,17 +47,23 @@ class Observed:
 
 
 class Episode:
-    def __init__(self, task: InstantiatedTask, session: PageSession, options: EpisodeOptions) -> None:
+    def __init__(
+        self, task: InstantiatedTask, session: PageSession, options: EpisodeOptions, hooks: EpisodeHooks | None = None
+    ) -> None:
         self.task, self.session, self.options = task, session, options
+        self.hooks = hooks or EpisodeHooks()
+        self.steps_taken = 0
         spec = task.spec
         self.backend = Backend(spec.backend) if spec.backend else None
         self.site = SiteEpisode(
             origin=spec.origin,
-            site_dir=task_dir(spec.id) / spec.site if spec.site and not spec.start_url else None,
+            site_dir=_site_dir(spec),
             shared_dir=shared_assets_dir(),
             backend=self.backend,
             allowed_origins=tuple(spec.allowed_origins),
             runtime={"seed": task.instance.seed or 0, "params": _public(task.instance.params)},
+            request_hooks=list(self.hooks.request_hooks),
+            html_transforms=list(self.hooks.html_transforms),
         )
         self.max_ref = 0  # every ref up to this one has been shown to the agent
         self.user_messages: list[str] = []
@@ -76,6 +84,8 @@ class Episode:
     async def start(self) -> Observed:
         """Serve the site into the page, open the start page, wait until it is ready."""
         self.session.router.episode = self.site
+        for script in self.hooks.init_scripts:
+            await self.session.context.add_init_script(script)
         started = time.perf_counter()
         await self.session.goto(self.start_url, self.options.action_timeout_ms)
         await self._settle()
@@ -87,13 +97,16 @@ class Episode:
         started = time.perf_counter()
         ctx = ExecContext(self.max_ref, self.allowed_origins, self.options.action_timeout_ms)
         result = await execute(self.session, action, ctx)
+        self.steps_taken += 1
+        for hook in self.hooks.after_action:
+            await hook(self.session.page, self.steps_taken)
         acted = _ms(started)
         if action.kind not in A.PAGE_FREE_ACTIONS or action.kind == A.ActionKind.WAIT:
             await self._settle()
         self._after_message_actions(action)
         observed = await self.observe({"action": acted, "settle": _ms(started) - acted})
         result.state_changed = observed.state.fingerprint() != before
-        result.duration_ms = _ms(started)
+        observed.timings_ms["step"] = _ms(started)
         return result, observed
 
     async def _settle(self) -> None:
@@ -153,6 +166,14 @@ class Episode:
 
     def success(self) -> bool:
         return bool(self.task.spec.success.holds(self.criteria_context()))
+
+
+def _site_dir(spec: TaskSpec) -> Path | None:
+    """The folder the site is served from: relative to the task's folder, or absolute."""
+    if spec.start_url or not spec.site:
+        return None
+    site = Path(spec.site)
+    return site if site.is_absolute() else task_dir(spec.id) / site
 
 
 def _public(params: dict[str, Any]) -> dict[str, Any]:

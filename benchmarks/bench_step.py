@@ -1,0 +1,115 @@
+"""Step and reset speed of WebEvalEnv against the raw Playwright floor, in one run.
+
+Same page (WebEval/form-v0's contacts page), same work per step: click the "VIP customer"
+checkbox, then observe. The floor is what a bare Playwright script pays for that work:
+a locator click, a PNG screenshot and an aria snapshot. Ratios, not absolute times, are
+the claim: the machine is shared and noisy.
+
+Run: python benchmarks/bench_step.py [--steps 40] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from typing import Any
+
+import gymnasium as gym
+from playwright.async_api import async_playwright
+
+import webharness  # noqa: F401  (registers the envs)
+from webharness.browser import LAUNCH_ARGS, find_chromium
+
+ENV_ID = "WebEval/form-v0"
+
+
+def median_ms(samples: list[float]) -> float:
+    return round(statistics.median(samples) * 1000, 1)
+
+
+def open_form(env: gym.Env, seed: int) -> str:
+    """Reset and open the add-contact panel; returns the ref of the VIP checkbox."""
+    _, info = env.reset(seed=seed)
+    new = info["semantic_state"].find("button", "New contact")[0].ref
+    _, _, _, _, info = env.step(f"click({new!r})")
+    return info["semantic_state"].find("checkbox", "VIP customer")[0].ref
+
+
+def bench_env(obs_mode: str, steps: int) -> dict[str, float]:
+    env = gym.make(ENV_ID, obs_mode=obs_mode, max_steps=steps + 10)
+    try:
+        open_form(env, seed=0)  # launch the browser, warm caches
+        resets, step_times = [], []
+        for episode in range(1, 9):  # resets as an agent loop sees them: a few steps apart
+            started = time.perf_counter()
+            env.reset(seed=episode)
+            resets.append(time.perf_counter() - started)
+            for _ in range(3):
+                env.step("noop()")
+        checkbox = open_form(env, seed=99)
+        for _ in range(steps):
+            started = time.perf_counter()
+            env.step(f"click({checkbox!r})")
+            step_times.append(time.perf_counter() - started)
+        return {"reset_ms": median_ms(resets), "step_ms": median_ms(step_times)}
+    finally:
+        env.close()
+
+
+async def bench_floor(steps: int) -> dict[str, float]:
+    """Raw Playwright doing the same work on the same page, served the same way."""
+    env = gym.make(ENV_ID, obs_mode="text")
+    env.reset(seed=99)  # reuse our router only to get the page HTML served identically
+    episode = env.unwrapped.episode
+    site = episode.site
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=find_chromium(), args=list(LAUNCH_ARGS))
+        context = await browser.new_context(viewport={"width": 1280, "height": 720})
+        from webharness.site import SiteRouter
+
+        router = SiteRouter()
+        router.episode = site
+        await context.route("**/*", router.handle)
+        page = await context.new_page()
+        await page.goto(f"{site.origin}/index.html")
+        await page.get_by_role("button", name="New contact").click()
+        checkbox = page.get_by_role("checkbox", name="VIP customer")
+        times = []
+        for _ in range(steps):
+            started = time.perf_counter()
+            await checkbox.click()
+            await page.screenshot()
+            await page.locator("body").aria_snapshot()
+            times.append(time.perf_counter() - started)
+        await browser.close()
+    env.close()
+    return {"step_ms": median_ms(times)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--json", help="write the figures to this file")
+    args = parser.parse_args()
+    floor = asyncio.run(bench_floor(args.steps))
+    both = bench_env("both", args.steps)
+    text = bench_env("text", args.steps)
+    results: dict[str, Any] = {
+        "floor_step_ms": floor["step_ms"],
+        "step_ms": both["step_ms"],
+        "text_step_ms": text["step_ms"],
+        "reset_ms": both["reset_ms"],
+        "step_vs_floor": round(both["step_ms"] / floor["step_ms"], 2),
+    }
+    for key, value in results.items():
+        print(f"{key:16s} {value}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(results, out, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Everything webharness needs on a fresh Debian machine, installed only when missing:
+# Chromium from Debian's packages (unless a browser is already there), a virtualenv in
+# .venv, and the package with its test tools. Safe to run again: it skips what is done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+have_browser() {
+  [ -n "${WEBHARNESS_CHROMIUM:-}" ] && return 0
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+    || command -v google-chrome >/dev/null 2>&1
+}
+
+if ! have_browser; then
+  echo "setup: installing Chromium from Debian's packages"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  python3 -m venv .venv
+fi
+
+# Reinstall only when the project's dependencies changed since the last install.
+stamp=.venv/.webharness-installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing webharness and its dependencies into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+  echo "$want" > "$stamp"
+fi

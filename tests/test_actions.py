@@ -1,0 +1,79 @@
+"""The action DSL parser: every kind, BrowserGym spellings, and fuzzing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webharness.actions import ActionKind, ActionParseError, Fill, Press, parse_action
+
+EXAMPLES = {
+    "click('e1')": ActionKind.CLICK, "fill('e1', 'x')": ActionKind.FILL,
+    "select_option('e1', 'Blue')": ActionKind.SELECT_OPTION, "check('e1')": ActionKind.CHECK,
+    "uncheck('e1')": ActionKind.UNCHECK, "hover('e1')": ActionKind.HOVER,
+    "press('e1', 'Enter')": ActionKind.PRESS, "scroll(0, 300)": ActionKind.SCROLL,
+    "mouse_click(10, 20.5)": ActionKind.MOUSE_CLICK, "keyboard_type('hi')": ActionKind.KEYBOARD_TYPE,
+    "goto('/x')": ActionKind.GOTO, "go_back()": ActionKind.GO_BACK, "wait(200)": ActionKind.WAIT,
+    "noop()": ActionKind.NOOP, "send_msg_to_user('42')": ActionKind.SEND_MSG_TO_USER,
+    "ask_user('which?')": ActionKind.ASK_USER, "report_infeasible('no')": ActionKind.REPORT_INFEASIBLE,
+    "done()": ActionKind.DONE,
+}
+
+
+def test_every_action_kind_has_an_example():
+    assert set(EXAMPLES.values()) == set(ActionKind)
+
+
+@pytest.mark.parametrize("text, kind", EXAMPLES.items())
+def test_each_kind_parses_and_round_trips_through_dsl(text, kind):
+    action = parse_action(text)
+    assert action.kind == kind.value
+    assert parse_action(action.dsl()) == action
+
+
+def test_browsergym_keyword_spellings_are_accepted():
+    assert parse_action("fill(bid='e3', value='Ada')") == Fill(ref="e3", text="Ada")
+    assert parse_action("press(key_comb='Enter')") == Press(key="Enter")
+
+
+def test_typed_actions_and_dicts_are_accepted():
+    assert parse_action(Fill(ref="e1", text="x")) == Fill(ref="e1", text="x")
+    assert parse_action({"kind": "fill", "ref": "e1", "text": "x"}) == Fill(ref="e1", text="x")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("clik('e1')", "Did you mean: 'click'"),
+    ("click(e1)", "literals"),
+    ("fill('e1')", "text"),
+    ("click('e1', 'e2')", "takes 1 arguments"),
+    ("wait(-5)", "wait"),
+    ("os.system('x')", "one call"),
+])
+def test_bad_actions_say_what_is_wrong(text, message):
+    with pytest.raises(ActionParseError, match=message):
+        parse_action(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_arbitrary_text_parses_or_is_an_action_parse_error(text):
+    try:
+        parse_action(text)
+    except ActionParseError:
+        pass
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(list(EXAMPLES)), st.text(max_size=50))
+def test_arbitrary_string_arguments_parse_as_data(template, payload):
+    if "'x'" not in template and "'hi'" not in template:
+        return
+    action = parse_action(template.replace("'x'", repr(payload)).replace("'hi'", repr(payload)))
+    assert payload in action.dsl() or repr(payload)[1:-1] in action.dsl()
+
+
+def test_deep_nesting_and_huge_strings_are_refused_cleanly():
+    for text in ["[" * 100_000, "click(" + "'a'" * 50_000 + ")", "-" * 20_000 + "1"]:
+        with pytest.raises(ActionParseError):
+            parse_action(text)

@@ -1,0 +1,183 @@
+"""WebEvalEnv as a Gymnasium env: spaces, seeding, asyncio, browser lifetime, registry."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import webharness
+from webharness.envs import registered_ids
+from tests.conftest import oracle_policy, play
+
+
+def chromium_pids() -> set[int]:
+    """Browser processes descended from this test process."""
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name_end = stat.rindex(")")
+        names[int(entry.name)] = stat[stat.index("(") + 1:name_end]
+        parents[int(entry.name)] = int(stat[name_end + 2:].split()[1])
+
+    def descends_from_us(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return {pid for pid, name in names.items() if "chrom" in name and descends_from_us(pid)}
+
+
+@pytest.mark.parametrize("env_id", registered_ids())
+def test_check_env_passes_for_every_registered_scenario(env_id):
+    env = gym.make(env_id)
+    try:
+        check_env(env.unwrapped, skip_render_check=True)
+    finally:
+        env.close()
+
+
+def test_every_built_in_scenario_is_registered():
+    assert sorted(registered_ids()) == sorted(f"WebEval/{n}-v0" for n in webharness.task_names())
+
+
+def test_observation_has_screenshot_and_axtree_in_the_declared_space(make_env):
+    env = make_env("WebEval/form-v0")
+    obs, info = env.reset(seed=1)
+    assert obs["screenshot"].shape == (720, 1280, 3) and obs["screenshot"].dtype == np.uint8
+    assert '- button "New contact" [ref=' in obs["axtree"]
+    assert env.observation_space.contains(obs)
+    assert info["task"].instruction == obs["goal"]
+
+
+@pytest.mark.parametrize("mode, keys", [
+    ("text", {"axtree", "url", "goal", "last_action_error", "user_messages"}),
+    ("pixels", {"screenshot", "url", "goal", "last_action_error", "user_messages"}),
+])
+def test_obs_mode_selects_the_fields(make_env, mode, keys):
+    env = make_env("WebEval/form-v0", obs_mode=mode)
+    obs, _ = env.reset(seed=0)
+    assert set(obs) == keys and env.observation_space.contains(obs)
+
+
+def test_render_returns_the_screenshot_in_rgb_array_mode(make_env):
+    env = make_env("WebEval/form-v0", obs_mode="text", render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.shape == (720, 1280, 3) and frame.dtype == np.uint8 and frame.std() > 0
+
+
+def test_bad_options_name_the_value(make_env):
+    with pytest.raises(ValueError, match="obs_mode='txt'.*Did you mean: 'text'"):
+        make_env("WebEval/form-v0", obs_mode="txt")
+    with pytest.raises(webharness.UnknownTaskError, match="Did you mean: 'form'"):
+        webharness.get_task("fomr")
+
+
+def test_the_same_seed_and_actions_give_the_same_semantic_states(make_env):
+    def fingerprints():
+        env = make_env("WebEval/form-v0", obs_mode="text")
+        run = play(env, oracle_policy(env), seed=7)
+        return [i["semantic_state"].fingerprint() for i in run.infos], run.actions
+
+    first, second = fingerprints(), fingerprints()
+    assert first == second
+
+
+def test_different_seeds_give_different_instances(make_env):
+    env = make_env("WebEval/form-v0", obs_mode="text")
+    goals = {env.reset(seed=s)[1]["task"].instruction for s in range(5)}
+    assert len(goals) == 5
+
+
+def test_the_env_works_inside_a_running_asyncio_loop(make_env):
+    env = make_env("WebEval/form-v0", obs_mode="text")
+
+    async def notebook_cell():
+        obs, info = env.reset(seed=0)
+        ref = info["semantic_state"].find("button", "New contact")[0].ref
+        return env.step(f"click({ref!r})")
+
+    _, _, _, _, info = asyncio.run(notebook_cell())
+    assert info["action_result"].ok and info["semantic_state"].find("textbox", "Full name")
+
+
+def test_no_chromium_is_left_after_close():
+    before = chromium_pids()
+    env = gym.make("WebEval/form-v0", obs_mode="text")
+    env.reset(seed=0)
+    assert chromium_pids() - before, "the env should have launched a browser"
+    env.close()
+    env.close()  # idempotent
+    assert chromium_pids() - before == set()
+
+
+def test_the_browser_is_not_launched_before_reset():
+    before = chromium_pids()
+    env = gym.make("WebEval/form-v0")
+    assert chromium_pids() - before == set()
+    env.close()
+
+
+def test_step_before_reset_is_refused():
+    env = gym.make("WebEval/form-v0")
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step("noop()")
+    env.close()
+
+
+def test_max_steps_truncates(make_env):
+    env = make_env("WebEval/form-v0", obs_mode="text", max_steps=2)
+    env.reset(seed=0)
+    assert env.step("noop()")[3] is False
+    _, reward, terminated, truncated, info = env.step("noop()")
+    assert truncated and not terminated and info["episode_end"].ended_by == "max_steps"
+
+
+def test_auto_terminate_ends_when_the_criteria_hold(make_env):
+    env = make_env("WebEval/form-v0", obs_mode="text", auto_terminate=True)
+    policy = oracle_policy(env)
+    run = play(env, policy, seed=2)
+    assert run.terminated and run.success
+    assert run.last["episode_end"].ended_by == "criteria"
+    assert run.actions[-1] != "done()"
+
+
+def test_a_missing_browser_says_how_to_install_one(monkeypatch):
+    monkeypatch.setenv("WEBHARNESS_CHROMIUM", "/nonexistent/chrome")
+    with pytest.raises(webharness.BrowserNotFoundError, match="apt-get install -y chromium"):
+        webharness.find_chromium()
+    monkeypatch.delenv("WEBHARNESS_CHROMIUM")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(webharness.BrowserNotFoundError, match="playwright install chromium"):
+        webharness.find_chromium(playwright_path="/nonexistent/playwright-chromium")
+
+
+def test_the_env_var_override_is_used(monkeypatch, tmp_path):
+    fake = tmp_path / "chrome"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("WEBHARNESS_CHROMIUM", str(fake))
+    assert webharness.find_chromium() == str(fake)
+
+
+def test_public_exports_are_complete():
+    exported = set(webharness.__all__)
+    missing = [name for name in exported if not hasattr(webharness, name)]
+    assert not missing
+    public = {n for n in dir(webharness) if not n.startswith("_") and n[0].isupper()}
+    assert public <= exported, public - exported
+    assert os.path.isfile(os.path.join(os.path.dirname(webharness.__file__), "py.typed"))

@@ -1,0 +1,63 @@
+"""Task specs: every built-in one loads; a malformed one names file, field and value."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import yaml
+
+from webharness import TaskSpecError, load_task, task_names
+from webharness.catalogue import get_task, task_dir
+from webharness.task_spec import instantiate
+
+FORM = yaml.safe_load((task_dir("form") / "task.yaml").read_text())
+
+
+def write(tmp_path, data):
+    path = tmp_path / "task.yaml"
+    path.write_text(yaml.safe_dump(data) if not isinstance(data, str) else data)
+    return path
+
+
+@pytest.mark.parametrize("name", task_names())
+def test_every_built_in_task_loads(name):
+    spec = load_task(task_dir(name) / "task.yaml")
+    assert spec.id == name and spec.golden_paths
+
+
+@pytest.mark.parametrize("edit, field, value", [
+    (lambda d: d.update(colour="blue"), "colour", "blue"),
+    (lambda d: d.update(max_steps="many"), "max_steps", "many"),
+    (lambda d: d["success"].update(collection="customers"), "success", "customers"),
+    (lambda d: d["golden_paths"][0]["steps"][0].update(action="teleport"), "golden_paths.0.steps.0.action", "teleport"),
+    (lambda d: d["golden_paths"][0]["steps"][1].pop("target"), "golden_paths.0.steps.1", None),
+    (lambda d: d["params"]["first"].update(kind="dice"), "params.first", None),
+    (lambda d: d.update(instruction="Add {{nobody}}"), "instruction", "Add {{nobody}}"),
+])
+def test_a_malformed_spec_names_file_field_and_value(tmp_path, edit, field, value):
+    data = copy.deepcopy(FORM)
+    edit(data)
+    path = write(tmp_path, data)
+    with pytest.raises(TaskSpecError) as caught:
+        load_task(path)
+    error = caught.value
+    assert error.file == str(path) and str(path) in str(error)
+    assert error.field.startswith(field), error
+    if value is not None:
+        assert repr(value) in str(error)
+
+
+def test_yaml_that_is_not_a_mapping_is_a_task_spec_error(tmp_path):
+    with pytest.raises(TaskSpecError, match="mapping"):
+        load_task(write(tmp_path, "- just\n- a list\n"))
+    with pytest.raises(TaskSpecError, match="not valid YAML"):
+        load_task(write(tmp_path, "id: [unclosed\n"))
+
+
+def test_the_same_seed_gives_the_same_instance():
+    spec = get_task("form")
+    one = instantiate(spec, 5, np.random.default_rng(5)).instance
+    two = instantiate(spec, 5, np.random.default_rng(5)).instance
+    assert one == two and "{{" not in one.instruction
