@@ -9,6 +9,7 @@ from pathlib import Path
 
 from webharness.catalogue import get_task, task_names
 from webharness.errors import WebHarnessError
+from webharness.runner import RunConfig
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -51,6 +52,93 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         env.close()
 
 
+def _run_config(args: argparse.Namespace) -> RunConfig:
+    return RunConfig(
+        agents=_csv(args.agents), tasks=_csv(args.tasks), seeds=_seeds(args.seeds),
+        perturbations=[p.strip() for p in args.perturbations.split(";")], trials=args.trials,
+        workers=args.workers, backend=args.backend, ray_address=args.address, obs_mode=args.obs_mode,
+        screenshots=not args.no_screenshots, log_prompts=args.log_prompts,
+    )
+
+
+def _execute_run(config: RunConfig, run_dir: Path, resume: bool) -> int:
+    from webharness.progress import Progress
+    from webharness.report import format_summary_table
+    from webharness.run_report import report_run
+    from webharness.runner import prepare_run, run_jobs
+    from webharness.evaluation import read_attempts
+    from webharness.summary import summarize
+
+    jobs = prepare_run(config, run_dir, resume)
+    print(f"run folder: {run_dir}  episodes to run: {len(jobs)}", file=sys.stderr)
+    with Progress(len(jobs)) as progress:
+        run_jobs(jobs, config, run_dir, on_result=progress.update)
+    attempts = read_attempts(run_dir / "results.jsonl")
+    paths = report_run(run_dir)
+    print(format_summary_table(summarize(attempts)))
+    print(f"report: {paths['html'].resolve()}")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    """Evaluate agents over tasks, seeds and perturbation stacks; write results and a report."""
+    return _execute_run(_run_config(args), Path(args.out), args.resume)
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    """The main job: the built-in agents over every scenario, clean and perturbed."""
+    config = RunConfig(agents=["oracle", "heuristic", "random"], tasks=["WebEval/*"], seeds=_seeds(args.seeds),
+                       perturbations=["", args.perturbation], workers=args.workers)
+    return _execute_run(config, Path(args.out), args.resume)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    """Write summary.json, report.md and report.html for a run folder."""
+    from webharness.run_report import report_run
+
+    paths = report_run(_existing_run(args.run))
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    return 0
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    """Re-score saved traces offline (alignment + failure codes), without a browser."""
+    from webharness.report import format_summary_table
+    from webharness.run_report import score_run
+    from webharness.summary import summarize
+
+    run_dir = _existing_run(args.run)
+    attempts = score_run(run_dir)
+    out = run_dir / "rescored.jsonl"
+    out.write_text("".join(a.model_dump_json() + "\n" for a in attempts), encoding="utf-8")
+    print(format_summary_table(summarize(attempts)))
+    print(f"re-scored attempts: {out}")
+    return 0
+
+
+def _existing_run(path: str) -> Path:
+    run_dir = Path(path)
+    if not (run_dir / "results.jsonl").is_file():
+        raise WebHarnessError(f"{run_dir} is not a run folder: it has no results.jsonl (made by `webharness run`)")
+    return run_dir
+
+
+def _csv(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _seeds(text: str) -> list[int]:
+    """'0-4' or '0,3,7' or '5'."""
+    try:
+        if "-" in text and "," not in text:
+            low, high = (int(x) for x in text.split("-"))
+            return list(range(low, high + 1))
+        return [int(x) for x in _csv(text)]
+    except ValueError:
+        raise WebHarnessError(f"--seeds {text!r} is not a range like 0-4 or a list like 0,3,7") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="webharness", description="Web-agent environments and evaluation.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -62,6 +150,37 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--out", default="runs/demo.png")
     demo.set_defaults(func=_cmd_demo)
+
+    run = sub.add_parser("run", help="evaluate agents over tasks and seeds")
+    run.add_argument("--agents", default="oracle", help="comma-separated: oracle,heuristic,random,llm or module:Class")
+    run.add_argument("--tasks", default="WebEval/*", help="comma-separated env ids or patterns")
+    run.add_argument("--seeds", default="0-2", help="a range 0-4 or a list 0,3,7")
+    run.add_argument("--perturbations", default="", help="';'-separated stacks, '' for clean: ';popup,latency@0.5'")
+    run.add_argument("--trials", type=int, default=1)
+    run.add_argument("--workers", type=int, default=1)
+    run.add_argument("--backend", choices=["local", "ray"], default="local")
+    run.add_argument("--address", help="Ray cluster address (backend ray)")
+    run.add_argument("--obs-mode", default="both", choices=["both", "text", "pixels"])
+    run.add_argument("--no-screenshots", action="store_true", help="keep no screenshots in the traces")
+    run.add_argument("--log-prompts", action="store_true", help="store LLM prompts and replies in the traces")
+    run.add_argument("--out", default="runs/latest")
+    run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished episodes")
+    run.set_defaults(func=_cmd_run)
+
+    evaluate = sub.add_parser("evaluate", help="the main job: built-in agents over every scenario, clean and perturbed")
+    evaluate.add_argument("--seeds", default="0-2")
+    evaluate.add_argument("--perturbation", default="popup,latency@0.5", help="the perturbed stack")
+    evaluate.add_argument("--workers", type=int, default=2)
+    evaluate.add_argument("--out", default="runs/evaluation")
+    evaluate.add_argument("--resume", action="store_true")
+    evaluate.set_defaults(func=_cmd_evaluate)
+
+    report = sub.add_parser("report", help="write the report of a run folder")
+    report.add_argument("run")
+    report.set_defaults(func=_cmd_report)
+    score = sub.add_parser("score", help="re-score a run's saved traces offline")
+    score.add_argument("run")
+    score.set_defaults(func=_cmd_score)
     return parser
 
 

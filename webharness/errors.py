@@ -33,6 +33,11 @@ class TaskSpecError(WebHarnessError, ValueError):
         super().__init__(f"{file}: field '{field}' = {shown}: {problem}")
 
 
+class AgentUnavailableError(WebHarnessError, RuntimeError):
+    """An agent cannot act at all (no API key, endpoint unreachable): the run stops
+    rather than count its episodes as failures."""
+
+
 class UnknownTaskError(WebHarnessError, KeyError):
     """A task or env id that is not in the catalogue."""
 

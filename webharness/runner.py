@@ -1,0 +1,327 @@
+"""The evaluation runner: agents × tasks × seeds × perturbation stacks × trials.
+
+Every finished episode is appended to ``results.jsonl`` at once, so an interrupted run
+loses only the episodes in flight and ``resume=True`` skips what is done. Episodes run in
+worker processes (one browser each) or as Ray tasks; see ``run_jobs``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import platform
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+import gymnasium as gym
+from pydantic import BaseModel, ConfigDict, Field
+
+from webharness.errors import AgentUnavailableError, WebHarnessError, did_you_mean
+from webharness.evaluation import AttemptKey, EvalAttempt, append_attempt, read_attempts
+from webharness.play import golden_traces, play_episode
+from webharness.recorder import EpisodeRecorder
+from webharness.scoring import attempt_record, score_trace
+from webharness.trace import EpisodeTrace
+from webharness.trace_io import TraceError, load_trace
+
+RESULTS = "results.jsonl"
+MANIFEST = "manifest.json"
+
+
+class RunError(WebHarnessError, RuntimeError):
+    """A run that cannot start or go on (bad patterns, a run folder in use, ...)."""
+
+
+class RunConfig(BaseModel):
+    """What to evaluate; saved in the run's manifest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agents: list[str] = Field(min_length=1)  # built-in names or module:Class
+    tasks: list[str] = Field(default_factory=lambda: ["WebEval/*"])  # env ids or glob patterns
+    seeds: list[int] = Field(default_factory=lambda: [0])
+    perturbations: list[str] = Field(default_factory=lambda: [""])  # "" = clean; "popup,latency@0.5"
+    trials: int = Field(default=1, ge=1)
+    workers: int = Field(default=1, ge=1)
+    backend: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    obs_mode: str = "both"
+    screenshots: bool = True  # PNGs in the traces (for the HTML timelines)
+    agent_options: dict[str, Any] = Field(default_factory=dict)
+    log_prompts: bool = False
+
+
+class EpisodeJob(BaseModel):
+    """One episode to run, self-contained so it can cross a process or a cluster."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    env_id: str
+    seed: int
+    trial: int = 0
+    perturbations: str = ""
+    obs_mode: str = "both"
+    screenshots: bool = True
+    agent_options: dict[str, Any] = Field(default_factory=dict)
+    run_dir: str
+
+    def key(self) -> AttemptKey:
+        return (self.agent, self.env_id, self.seed, self.trial, self.perturbations)
+
+    @property
+    def trace_dir(self) -> str:
+        stack = self.perturbations.replace(",", "+").replace("@", "-") or "clean"
+        name = self.env_id.removeprefix("WebEval/")
+        return f"episodes/{_safe(self.agent)}/{name}/{stack}/seed-{self.seed}-t{self.trial}"
+
+
+def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
+    """Every episode of the run, grouped so a worker keeps reusing the same env."""
+    env_ids = match_tasks(config.tasks)
+    jobs = [
+        EpisodeJob(agent=agent, env_id=env_id, seed=seed, trial=trial, perturbations=stack,
+                   obs_mode=config.obs_mode, screenshots=config.screenshots,
+                   agent_options={**config.agent_options, **({"log_prompts": True} if config.log_prompts else {})},
+                   run_dir=str(run_dir))
+        for agent in config.agents
+        for env_id in env_ids
+        for stack in config.perturbations
+        for seed in config.seeds
+        for trial in range(config.trials)
+    ]
+    return jobs
+
+
+def match_tasks(patterns: list[str]) -> list[str]:
+    """Registered env ids matching the patterns (``WebEval/*``, ``form``, ``WebEval/form-v0``)."""
+    import webharness  # noqa: F401  (registers the built-in ids)
+    from webharness.envs import registered_ids
+
+    known = registered_ids()
+    matched: list[str] = []
+    for pattern in patterns:
+        full = pattern if "/" in pattern else f"WebEval/{pattern}"
+        hits = [i for i in known if fnmatch.fnmatch(i, full) or fnmatch.fnmatch(i, f"{full}-v0")]
+        if not hits:
+            raise RunError(f"no task matches {pattern!r}.{did_you_mean(full, known)} Known: {', '.join(known)}")
+        matched.extend(h for h in hits if h not in matched)
+    return matched
+
+
+# --- one episode, inside a worker ---------------------------------------------------------
+class _WorkerEnvs:
+    """The envs a worker keeps open between jobs (each holds a browser); at most two."""
+
+    def __init__(self, capacity: int = 2) -> None:
+        self.capacity = capacity
+        self.envs: dict[tuple[str, str, str], gym.Env] = {}
+        self.goldens: dict[tuple[str, int], list[EpisodeTrace]] = {}
+
+    def get(self, env_id: str, obs_mode: str, perturbations: str) -> gym.Env:
+        key = (env_id, obs_mode, perturbations)
+        if key in self.envs:
+            self.envs[key] = self.envs.pop(key)  # most recently used last
+            return self.envs[key]
+        while len(self.envs) >= self.capacity:
+            oldest = next(iter(self.envs))
+            self.envs.pop(oldest).close()
+        env = gym.make(env_id, obs_mode=obs_mode, render_mode="rgb_array")
+        if perturbations:
+            env = apply_perturbations(env, perturbations)
+        self.envs[key] = env
+        return env
+
+    def close(self) -> None:
+        for env in self.envs.values():
+            env.close()
+        self.envs.clear()
+
+
+def apply_perturbations(env: gym.Env, stack: str) -> gym.Env:
+    """Wrap ``env`` in a perturbation stack written ``"popup,latency@0.5"`` (strength 0.5 default)."""
+    from webharness.wrappers import perturb
+
+    names, _, strength = stack.partition("@")
+    return perturb(env, names, strength=float(strength) if strength else 0.5)
+
+
+_WORKER: _WorkerEnvs | None = None
+
+
+def run_job(job: EpisodeJob) -> EvalAttempt:
+    """Play one episode, record its trace, score it against the golden traces."""
+    global _WORKER
+    _WORKER = _WORKER or _WorkerEnvs()
+    from webharness.agents import load_agent
+
+    run_dir = Path(job.run_dir)
+    agent = load_agent(job.agent, **job.agent_options)
+    env = _WORKER.get(job.env_id, job.obs_mode, job.perturbations)
+    started = time.perf_counter()
+    try:
+        trace = play_episode(env, agent, job.seed, EpisodeRecorder(run_dir / job.trace_dir, agent=job.agent),
+                             screenshots=job.screenshots)
+    except AgentUnavailableError:
+        raise  # the run cannot go on without its model: stop, and count nothing
+    except WebHarnessError as exc:
+        return _harness_fault(job, exc, started)
+    duration_ms = (time.perf_counter() - started) * 1000
+    goldens = _goldens(job, run_dir)
+    usage = getattr(agent, "usage", None)
+    return attempt_record(
+        trace, score_trace(trace, goldens), runner=job.agent, model=getattr(agent, "model", None),
+        trial=job.trial, perturbations=job.perturbations, duration_ms=duration_ms,
+        prompt_tokens=getattr(usage, "prompt_tokens", 0), completion_tokens=getattr(usage, "completion_tokens", 0),
+        trace_dir=job.trace_dir,
+    )
+
+
+def _harness_fault(job: EpisodeJob, exc: Exception, started: float) -> EvalAttempt:
+    import webharness
+
+    return EvalAttempt(
+        scenario_id=job.env_id, category=webharness.get_task(job.env_id).category, runner=job.agent,
+        seed=job.seed, trial=job.trial, perturbations=job.perturbations, passed=False, not_executable=True,
+        failure_code="runtime_error", root_cause="environment", error=f"{type(exc).__name__}: {exc}"[:500],
+        duration_ms=round((time.perf_counter() - started) * 1000, 1), trace_dir=job.trace_dir,
+    )
+
+
+def _goldens(job: EpisodeJob, run_dir: Path) -> list[EpisodeTrace]:
+    """The task's golden traces for this seed: from memory, from the run folder, or recorded now."""
+    assert _WORKER is not None
+    key = (job.env_id, job.seed)
+    if key not in _WORKER.goldens:
+        _WORKER.goldens[key] = _load_or_record_goldens(job, run_dir / golden_dir(job.env_id, job.seed))
+    return _WORKER.goldens[key]
+
+
+def golden_dir(env_id: str, seed: int) -> str:
+    return f"golden/{env_id.removeprefix('WebEval/')}/seed-{seed}"
+
+
+def _load_or_record_goldens(job: EpisodeJob, folder: Path) -> list[EpisodeTrace]:
+    if folder.is_dir():
+        try:
+            return _load_goldens(folder)
+        except TraceError:
+            shutil.rmtree(folder, ignore_errors=True)  # half-made by a killed run: record again
+    # Workers may record the same goldens at once: each writes its own folder and the
+    # first rename wins; the others' copies are dropped.
+    scratch = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+    shutil.rmtree(scratch, ignore_errors=True)
+    assert _WORKER is not None
+    golden_traces(_WORKER.get(job.env_id, "both", ""), job.seed, scratch, screenshots=job.screenshots)
+    try:
+        os.rename(scratch, folder)
+    except OSError:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return _load_goldens(folder)
+
+
+def _load_goldens(folder: Path) -> list[EpisodeTrace]:
+    return [load_trace(p) for p in sorted(folder.iterdir()) if p.is_dir()]
+
+
+def close_worker() -> None:
+    global _WORKER
+    if _WORKER is not None:
+        _WORKER.close()
+        _WORKER = None
+
+
+# --- the run ------------------------------------------------------------------------------
+def prepare_run(config: RunConfig, run_dir: Path, resume: bool) -> list[EpisodeJob]:
+    """Check the run folder, write the manifest, and list the jobs still to do."""
+    results = run_dir / RESULTS
+    if results.exists() and not resume:
+        raise RunError(f"{run_dir} already holds results ({RESULTS}); pass --resume to continue that run "
+                       f"or choose another --out folder")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    jobs = expand_jobs(config, run_dir)
+    done = {a.key() for a in read_attempts(results)}
+    _write_manifest(run_dir, config, len(jobs))
+    return [j for j in jobs if j.key() not in done]
+
+
+def run_jobs(jobs: list[EpisodeJob], config: RunConfig, run_dir: Path,
+             on_result: Callable[[EvalAttempt], None] | None = None) -> list[EvalAttempt]:
+    """Run the jobs on the configured backend, appending each result as it arrives."""
+    results_path = run_dir / RESULTS
+    finished: list[EvalAttempt] = []
+    for attempt in _backend_results(jobs, config):
+        append_attempt(results_path, attempt)
+        finished.append(attempt)
+        if on_result is not None:
+            on_result(attempt)
+    return finished
+
+
+def _backend_results(jobs: list[EpisodeJob], config: RunConfig) -> Iterator[EvalAttempt]:
+    if not jobs:
+        return iter(())
+    if config.backend == "ray":
+        from webharness.runner_ray import ray_results
+
+        return ray_results(jobs, config.ray_address, config.workers)
+    if config.workers == 1:
+        return _in_process(jobs)
+    return _process_pool(jobs, config.workers)
+
+
+def _in_process(jobs: list[EpisodeJob]) -> Iterator[EvalAttempt]:
+    try:
+        for job in jobs:
+            yield run_job(job)
+    finally:
+        close_worker()
+
+
+def _process_pool(jobs: list[EpisodeJob], workers: int) -> Iterator[EvalAttempt]:
+    import concurrent.futures
+    import multiprocessing
+
+    # spawn, not fork: a forked child would inherit a parent's browser thread mid-flight.
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = [pool.submit(run_job, job) for job in jobs]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _write_manifest(run_dir: Path, config: RunConfig, total: int) -> None:
+    import playwright
+
+    import webharness
+
+    manifest = {
+        "config": config.model_dump(),
+        "episodes": total,
+        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": {
+            "webharness": webharness.__version__, "python": platform.python_version(),
+            "gymnasium": gym.__version__, "playwright": getattr(playwright, "__version__", "unknown"),
+        },
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+    }
+    history = run_dir / MANIFEST
+    previous = json.loads(history.read_text()) if history.exists() else None
+    if previous is not None:
+        manifest["resumed_from"] = previous.get("started_at")
+    tmp = history.with_suffix(".tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, default=str))
+    os.replace(tmp, history)
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

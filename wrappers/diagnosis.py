@@ -1,0 +1,117 @@
+"""Wrappers that tell where and why a run went wrong, at the end of each episode:
+``GoldenTraceAlignment`` adds ``info["alignment"]``, ``FailureAnnotation`` adds
+``info["failure"]``. Both keep the episode's trace in memory and call the core."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.utils import RecordConstructorArgs
+
+from webharness.alignment import Alignment, ProgressTracker, align
+from webharness.failures import annotate
+from webharness.play import golden_traces
+from webharness.recorder import EpisodeRecorder, step_record
+from webharness.trace import EpisodeTrace
+
+
+class _TracksEpisode(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any]):
+    """Keeps the current episode as an in-memory trace (no screenshots)."""
+
+    def _start(self, obs: dict[str, Any], info: dict[str, Any]) -> None:
+        self._recorder = EpisodeRecorder(None)
+        self._recorder.start(info["task"])
+        self._recorder.add(step_record(0, obs, info, 0.0, {}), None)
+        self._index = 0
+
+    def _track(self, obs: dict[str, Any], reward: float, info: dict[str, Any], ended: bool) -> EpisodeTrace | None:
+        self._index += 1
+        self._recorder.add(step_record(self._index, obs, info, float(reward), {}), None)
+        return self._recorder.finish(info["episode_end"]) if ended else None
+
+
+class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
+    """Align each episode with the task's golden traces; ``info["alignment"]`` at the end.
+
+    The golden traces are recorded by playing the oracle on a clean copy of the task with
+    the same seed (once per seed). With ``progress_reward=True`` the reward of each step
+    gains the increase in golden progress (a shaped reward for RL; off by default), and
+    ``info["progress"]`` carries the progress so far.
+    """
+
+    def __init__(self, env: gym.Env, progress_reward: bool = False) -> None:
+        RecordConstructorArgs.__init__(self, progress_reward=progress_reward)
+        gym.Wrapper.__init__(self, env)
+        self.progress_reward = progress_reward
+        self._golden_env: gym.Env | None = None
+        self._goldens: dict[int | None, list[EpisodeTrace]] = {}
+        self._tracker: ProgressTracker | None = None
+        self._progress = 0.0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        goldens = self._golden_traces(info["task"].seed)
+        self._tracker = ProgressTracker(goldens) if goldens else None
+        self._progress = self._tracker.update(info["semantic_state"]) if self._tracker else 0.0
+        info["progress"] = self._progress
+        self._start(obs, info)
+        return obs, info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if self._tracker is not None:
+            progress = self._tracker.update(info["semantic_state"])
+            if self.progress_reward:
+                reward = float(reward) + (progress - self._progress)
+            self._progress = progress
+        info["progress"] = self._progress
+        trace = self._track(obs, reward, info, terminated or truncated)
+        if trace is not None:
+            goldens = self._golden_traces(trace.task.seed)
+            info["alignment"] = align(trace, goldens) if goldens else None
+        return obs, reward, terminated, truncated, info
+
+    def _golden_traces(self, seed: int | None) -> list[EpisodeTrace]:
+        if seed not in self._goldens:
+            spec = self.env.unwrapped.task_spec  # type: ignore[attr-defined]
+            if not spec.golden_paths:
+                return []
+            if self._golden_env is None:
+                from webharness.envs import WebEvalEnv
+
+                self._golden_env = WebEvalEnv(spec, obs_mode="text")
+            self._goldens[seed] = golden_traces(self._golden_env, seed, screenshots=False)
+        return self._goldens[seed]
+
+    def close(self) -> None:
+        if self._golden_env is not None:
+            self._golden_env.close()
+            self._golden_env = None
+        super().close()
+
+
+class FailureAnnotation(_TracksEpisode, RecordConstructorArgs):
+    """Diagnose each episode at its end: ``info["failure"]`` (a ``FailureAnnotation``
+    model: code, step, root-cause stage, evidence, false success, step notes).
+
+    Uses ``info["alignment"]`` when a ``GoldenTraceAlignment`` wrapper sits inside it.
+    """
+
+    def __init__(self, env: gym.Env, feasible: bool = True) -> None:
+        RecordConstructorArgs.__init__(self, feasible=feasible)
+        gym.Wrapper.__init__(self, env)
+        self.feasible = feasible
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._start(obs, info)
+        return obs, info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        trace = self._track(obs, reward, info, terminated or truncated)
+        if trace is not None:
+            alignment: Alignment | None = info.get("alignment")
+            info["failure"] = annotate(trace, alignment, feasible=self.feasible)
+        return obs, reward, terminated, truncated, info
