@@ -1,0 +1,35 @@
+"""Built-in agents and the agent interface.
+
+``load_agent("heuristic")`` (or ``"oracle"``, ``"random"``, ``"llm"``, or
+``"package.module:ClassName"``) makes an agent; each has ``name``, ``reset(instance)`` and
+``act(obs, info) -> str``.
+"""
+
+from webharness.agents.base import (
+    BUILTIN_AGENTS,
+    Agent,
+    AgentLoadError,
+    TokenUsage,
+    agent_usage,
+    load_agent,
+)
+from webharness.agents.heuristic import HeuristicAgent
+from webharness.agents.llm import LLMAgent, LLMUnavailableError, build_messages, parse_reply
+from webharness.agents.random_agent import RandomAgent
+from webharness.oracle import OracleAgent
+
+__all__ = [
+    "BUILTIN_AGENTS",
+    "Agent",
+    "AgentLoadError",
+    "HeuristicAgent",
+    "LLMAgent",
+    "LLMUnavailableError",
+    "OracleAgent",
+    "RandomAgent",
+    "TokenUsage",
+    "agent_usage",
+    "build_messages",
+    "load_agent",
+    "parse_reply",
+]

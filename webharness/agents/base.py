@@ -1,0 +1,123 @@
+"""The agent interface, and loading an agent by name or by ``module:Class``.
+
+An agent is any object with a ``name``, ``reset(instance)`` and ``act(obs, info) -> str``
+(a DSL action string). Agents that call a model may expose ``usage`` (tokens so far).
+
+Example:
+    >>> from webharness.agents import load_agent
+    >>> agent = load_agent("random", seed=7)
+    >>> agent.name
+    'random'
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from webharness.errors import WebHarnessError, did_you_mean
+from webharness.trace import TaskInstance
+
+# Built-in agents, imported only when asked for (the LLM agent must not load otherwise).
+BUILTIN_AGENTS: dict[str, str] = {
+    "oracle": "webharness.oracle:OracleAgent",
+    "random": "webharness.agents.random_agent:RandomAgent",
+    "heuristic": "webharness.agents.heuristic:HeuristicAgent",
+    "llm": "webharness.agents.llm:LLMAgent",
+}
+
+
+class TokenUsage(BaseModel):
+    """Tokens an agent has spent so far (zero for agents that call no model)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What the runner drives: one instance plays episodes one after another."""
+
+    name: str
+
+    def reset(self, instance: TaskInstance) -> None:
+        """Start a new episode of ``instance`` (forget the previous one)."""
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
+        """The next action, as a DSL string such as ``'click("e12")'``."""
+
+
+class AgentLoadError(WebHarnessError, ValueError):
+    """An agent spec that names no built-in agent and no importable ``module:Class``."""
+
+
+def agent_usage(agent: Any) -> TokenUsage:
+    """The agent's token usage, or zeros when it does not report any."""
+    usage = getattr(agent, "usage", None)
+    return usage if isinstance(usage, TokenUsage) else TokenUsage()
+
+
+def load_agent(spec: str, **options: Any) -> Agent:
+    """Make an agent from a built-in name (``oracle``, ``random``, ``heuristic``, ``llm``)
+    or a ``package.module:ClassName`` path; ``options`` go to its constructor.
+
+    Raises:
+        AgentLoadError: the name is unknown, the import fails, the options don't fit the
+            constructor, or the object made is not an agent.
+    """
+    target = BUILTIN_AGENTS.get(spec, spec)
+    if ":" not in target:
+        raise AgentLoadError(
+            f"unknown agent {spec!r}.{did_you_mean(spec, BUILTIN_AGENTS)} "
+            f"Use a built-in ({', '.join(BUILTIN_AGENTS)}) or 'package.module:ClassName'."
+        )
+    factory = _import(spec, target)
+    _check_options(spec, factory, options)
+    agent = factory(**options)
+    missing = [a for a in ("name", "reset", "act") if not hasattr(agent, a)]
+    if missing:
+        raise AgentLoadError(f"{spec!r} made a {type(agent).__name__}, which lacks {', '.join(missing)}: not an Agent")
+    return agent
+
+
+def _import(spec: str, target: str) -> Any:
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise AgentLoadError(
+            f"cannot import agent {spec!r}: {exc}.{did_you_mean(spec, BUILTIN_AGENTS)} "
+            f"Built-ins: {', '.join(BUILTIN_AGENTS)}."
+        ) from exc
+    if not attr or not hasattr(module, attr):
+        public = [n for n in dir(module) if not n.startswith("_")]
+        raise AgentLoadError(f"module {module_name!r} has no {attr!r} for agent {spec!r}.{did_you_mean(attr, public)}")
+    return getattr(module, attr)
+
+
+def _check_options(spec: str, factory: Any, options: dict[str, Any]) -> None:
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a builtin or C callable: let the call decide
+        return
+    params = signature.parameters
+    accepted = [p for p, v in params.items() if v.kind not in (v.VAR_POSITIONAL, v.VAR_KEYWORD)]
+    takes_any = any(v.kind is v.VAR_KEYWORD for v in params.values())
+    for key in options:
+        if key not in params and not takes_any:
+            raise AgentLoadError(
+                f"agent {spec!r} has no option {key!r}.{did_you_mean(key, accepted)} It accepts: {', '.join(accepted) or 'none'}"
+            )
+    try:
+        signature.bind(**options)
+    except TypeError as exc:
+        raise AgentLoadError(f"agent {spec!r} cannot be made with these options ({exc}); it accepts: {', '.join(accepted) or 'none'}") from None
