@@ -1,0 +1,76 @@
+"""WebEval/validation-v0: the server rejects the phone as the instruction writes it (422,
+with the format it wants); the oracle fixes it and resubmits, stopping after the rejection fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import EpisodeRun, oracle_policy, play
+from webharness.catalogue import get_task
+from webharness.criteria import CriteriaContext
+from webharness.oracle import golden_paths
+
+ENV = "WebEval/validation-v0"
+
+
+def _check_expects(run: EpisodeRun, path_id: str) -> None:
+    """Each golden step's ``expect`` holds right after the oracle played that step."""
+    path = next(p for p in golden_paths(get_task(ENV), run.infos[0]["task"]) if p.id == path_id)
+    acted = [info for action, info in zip(run.actions, run.infos[1:]) if not action.startswith("wait(")]
+    for step, info in zip(path.steps, acted, strict=True):
+        if step.expect is not None:
+            assert step.expect.holds(CriteriaContext(info["semantic_state"])), (path_id, info["task"].seed, step)
+
+
+def _patients(run: EpisodeRun, email: str) -> list[dict]:
+    return [p for p in run.last["semantic_state"].app["patients"] if p["email"] == email]
+
+
+@pytest.mark.parametrize("path", ["fix-and-resubmit", "resubmit-with-enter"])
+def test_oracle_succeeds_on_every_golden_path(make_env, path):
+    env = make_env(ENV, obs_mode="text")
+    for seed in range(20):
+        run = play(env, oracle_policy(env, path), seed)
+        assert run.success, (path, seed, run.actions)
+        _check_expects(run, path)  # includes: the first submit was rejected with the format message
+
+
+def test_ending_at_once_fails(make_env):
+    env = make_env(ENV, obs_mode="text")
+    run = play(env, lambda obs, info: "done()", seed=0)
+    assert run.terminated and not run.success
+
+
+def test_stopping_after_the_rejection_fails(make_env):
+    env = make_env(ENV, obs_mode="text")
+    oracle = oracle_policy(env, "fix-and-resubmit")
+    submits = {"n": 0}
+
+    def give_up_after_first_submit(obs, info):
+        if submits["n"] == 1:
+            return "done()"
+        action = oracle(obs, info)
+        submit = info["semantic_state"].find("button", "Register patient")
+        if submit and action == f"click('{submit[0].ref}')":
+            submits["n"] += 1
+        return action
+
+    run = play(env, give_up_after_first_submit, seed=6)
+    email = run.last["task"].params["email"]
+    assert run.terminated and not run.success
+    assert _patients(run, email) == []  # nothing was saved
+    phone = run.last["semantic_state"].find("textbox", "Mobile phone")[0]
+    assert phone.invalid and "international format" in run.last["semantic_state"].text
+
+
+def test_resubmitting_the_phone_unchanged_is_rejected_again(make_env):
+    env = make_env(ENV, obs_mode="text")
+    oracle = oracle_policy(env, "fix-and-resubmit")
+
+    def never_fixes(obs, info):
+        params = info["task"].params
+        return oracle(obs, info).replace(repr(params["phone_fixed"]), repr(params["phone_given"]))
+
+    run = play(env, never_fixes, seed=7)
+    assert run.terminated and not run.success
+    assert _patients(run, run.last["task"].params["email"]) == []
