@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from webharness.actions import parse_action
 from webharness.alignment import (
@@ -86,26 +88,27 @@ def _dsl(action: tuple[str, ...] | None, before: SemanticState) -> str | None:
 # --- three golden shapes, two paths each -----------------------------------------------
 
 
-def _form(order: tuple[str, str]) -> list[Spec]:
-    values = {"Full name": "Ada Lovelace", "Email": "ada@example.org"}
+def _form(first: str) -> list[Spec]:
+    """Fill name and email (``first`` one first), pick a country, tick VIP, save."""
+    typed = {"Full name": "Ada Lovelace", "Email": "ada@example.org"}
+    second = "Email" if first == "Full name" else "Full name"
 
-    def state(name: str = "", email: str = "", country: str = "", vip: bool = False, saved: bool = False) -> SemanticState:
+    def state(fields: tuple[str, ...] = (), country: str = "", vip: bool = False, saved: bool = False) -> SemanticState:
+        name, email = (typed[f] if f in fields else "" for f in ("Full name", "Email"))
         row = {"name": name, "email": email, "country": country, "vip": vip}
         return page("/form.html", "New contact", [
             el("textbox", "Full name", name), el("textbox", "Email", email),
             el("combobox", "Country", country), el("checkbox", "VIP", checked=vip), el("button", "Save"),
         ], app={"contacts": [row] if saved else []}, alerts=["Saved"] if saved else [])
 
-    first = {order[0]: values[order[0]]}
-    done = dict(name=values["Full name"], email=values["Email"])
-    one = dict(name=first.get("Full name", ""), email=first.get("Email", ""))
+    both = (first, second)
     return [
         Spec(state()),
-        Spec(state(**one), ("fill", "textbox", order[0], values[order[0]])),
-        Spec(state(**done), ("fill", "textbox", order[1], values[order[1]])),
-        Spec(state(**done, country="France"), ("select_option", "combobox", "Country", "France")),
-        Spec(state(**done, country="France", vip=True), ("click", "checkbox", "VIP")),
-        Spec(state(**done, country="France", vip=True, saved=True), ("click", "button", "Save")),
+        Spec(state((first,)), ("fill", "textbox", first, typed[first])),
+        Spec(state(both), ("fill", "textbox", second, typed[second])),
+        Spec(state(both, "France"), ("select_option", "combobox", "Country", "France")),
+        Spec(state(both, "France", vip=True), ("click", "checkbox", "VIP")),
+        Spec(state(both, "France", vip=True, saved=True), ("click", "button", "Save")),
     ]
 
 
@@ -126,7 +129,8 @@ def _shop(via_search: bool) -> list[Spec]:
     ]
     if via_search:
         head = [
-            Spec(page("/", "Shop", [*nav, el("searchbox", "Search", "chair")]), ("fill", "searchbox", "Search", "chair")),
+            Spec(page("/", "Shop", [*nav, el("searchbox", "Search", "chair")]),
+                 ("fill", "searchbox", "Search", "chair")),
             Spec(page("/search?q=chair", "Results", [*nav, el("link", "Chair")]), ("press", "Enter")),
         ]
     else:
@@ -161,7 +165,7 @@ def _todo(first: str) -> list[Spec]:
 
 
 SHAPES = {
-    "form": (_form(("Full name", "Email")), _form(("Email", "Full name"))),
+    "form": (_form("Full name"), _form("Email")),
     "shop": (_shop(via_search=False), _shop(via_search=True)),
     "todo": (_todo("milk"), _todo("eggs")),
 }
@@ -223,6 +227,14 @@ def with_wrong_value(specs: list[Spec], k: int) -> list[Spec]:
         return Spec(SemanticState.model_validate_json(blob), action)
 
     return [*specs[:k], *(swap(s) for s in specs[k:])]
+
+
+def with_banner(specs: list[Spec], start: int = 0) -> list[Spec]:
+    """A cookie banner (a perturbation) covers the page from step ``start`` on."""
+    def covered(state: SemanticState) -> SemanticState:
+        return state.model_copy(update={"elements": [*state.elements, el("button", "Accept cookies")],
+                                        "dialogs": [*state.dialogs, "Cookies"]})
+    return [*specs[:start], *(Spec(covered(s.state), s.action) for s in specs[start:])]
 
 
 # --- the behaviours --------------------------------------------------------------------
@@ -303,6 +315,24 @@ def test_run_following_the_other_golden_path_picks_that_path(shape: str, followe
     assert result.per_golden[chosen] == 1.0 > result.per_golden[other]
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+def test_perturbation_present_from_reset_does_not_count_as_divergence(shape: str) -> None:
+    trace = agent(with_banner(SHAPES[shape][0]))
+    result = align(trace, golden(shape))
+    assert result.start_similarity < 1.0
+    assert (result.progress_rate, result.first_divergence_step) == (1.0, None)
+    assert result.fidelity < 1.0
+    assert progress_curve(trace.states, golden(shape)) == 1.0
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_perturbation_appearing_mid_run_is_where_the_run_diverges(shape: str) -> None:
+    k = key_states(shape) // 2
+    result = align(agent(with_banner(SHAPES[shape][0], start=k)), golden(shape))
+    assert result.first_divergence_step == k
+    assert result.extra_steps == [] and result.wrong_actions == []
+
+
 def test_fidelity_tie_between_goldens_goes_to_fewer_divergences() -> None:
     specs = SHAPES["form"][0]
     dwelling = materialise(with_repeat(specs, 2), golden_path="dwelling")  # same states, one twice
@@ -320,6 +350,7 @@ def test_empty_agent_trace_has_no_progress_and_no_fidelity() -> None:
     empty = materialise([])
     result = align(empty, golden("shop"))
     assert (result.progress_rate, result.fidelity, result.matched) == (0.0, 0.0, [])
+    assert Alignment.model_validate_json(result.model_dump_json()) == result
     assert result.skipped_golden_steps == list(range(key_states("shop") + 1))
 
 
@@ -347,6 +378,28 @@ def test_similarity_is_symmetric_bounded_and_matches_the_matrix() -> None:
             s = state_similarity(a, b)
             assert 0.0 <= s <= 1.0
             assert s == state_similarity(b, a) == matrix[i, j]
+
+
+_random_states = st.builds(
+    lambda url, elements, rows, alerts: SemanticState(
+        url=url, elements=[el(r, n, v, c) for r, n, v, c in elements], app={"rows": rows}, alerts=alerts),
+    st.sampled_from(["http://a.test/x", "http://a.test/x?q=1", "http://b.test/x", "http://a.test/y"]),
+    st.lists(st.tuples(st.sampled_from(["button", "textbox", "checkbox"]), st.sampled_from("ABC"),
+                       st.sampled_from([None, "", "v"]), st.sampled_from([None, True, False])), max_size=6),
+    st.lists(st.fixed_dictionaries({"n": st.integers(0, 2)}), max_size=3),
+    st.lists(st.sampled_from(["Saved", "Error"]), max_size=2),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_random_states, min_size=1, max_size=5))
+def test_similarity_properties_hold_on_random_states(states: list[SemanticState]) -> None:
+    features = [state_features(s) for s in states]
+    matrix = similarity_matrix(features, features)
+    for i, a in enumerate(states):
+        assert state_similarity(a, a.model_copy(deep=True)) == 1.0
+        for j, b in enumerate(states):
+            assert 0.0 <= matrix[i, j] == state_similarity(a, b) == state_similarity(b, a) <= 1.0
 
 
 def test_similarity_ranks_a_one_field_change_above_another_page() -> None:

@@ -17,6 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -51,7 +52,9 @@ DEFAULT_THRESHOLD = 0.9  # similarity at which a golden state counts as reached
 GAP_COST = 0.5  # cost of an extra agent step or a skipped golden step (a match costs 1 - sim)
 FIDELITY_SCALE = 0.25  # nDTW distance scale: a mean cost of 0.25 per golden step gives 1/e
 _EPS = 1e-9
+_ONE = 1.0 - 1e-12  # weighted sums of 1.0 that float rounding left a hair short
 _COMPARED = ("value", "checked", "selected", "disabled", "invalid", "expanded")
+_flags = attrgetter(*_COMPARED)
 
 
 # --- state similarity -----------------------------------------------------------------
@@ -95,7 +98,7 @@ class StateFeatures:
 def state_features(state: SemanticState) -> StateFeatures:
     """Precompute a state's comparison keys; pass them to ``state_similarity`` in loops."""
     keyed = _keyed(state)
-    values = frozenset(key + tuple(getattr(e, f) for f in _COMPARED) for key, e in keyed.items())
+    values = frozenset(zip(keyed, map(_flags, keyed.values())))
     landmarks = frozenset(
         [("title", state.title)]
         + [("h", h.level, h.text) for h in state.headings]
@@ -128,7 +131,7 @@ def state_similarity(
     for weight, x, y in zip(w[1:], fa.sets, fb.sets):
         union = len(x | y)
         total += weight * (len(x & y) / union if union else 1.0)
-    return round(total, 12)  # so equal states score exactly 1.0 despite float sums
+    return 1.0 if total > _ONE else total  # equal states score exactly 1.0 despite float sums
 
 
 def similarity_matrix(
@@ -139,7 +142,7 @@ def similarity_matrix(
     total = np.zeros((len(a), len(b))) + w[0] * _url_scores(a, b)
     for c, weight in enumerate(w[1:]):
         total += weight * _jaccard_matrix([f.sets[c] for f in a], [f.sets[c] for f in b])
-    return np.round(total, 12)
+    return np.where(total > _ONE, 1.0, total)  # same float steps as state_similarity
 
 
 def _url_keys(url: str) -> tuple[str, str]:
@@ -171,24 +174,28 @@ def _codes(a: list[str], b: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _jaccard_matrix(a: list[frozenset[Any]], b: list[frozenset[Any]]) -> np.ndarray:
-    vocab: dict[Any, int] = {}
-    ma, mb = _incidence(a, vocab), _incidence(b, vocab)
-    ma, mb = _pad(ma, len(vocab)), _pad(mb, len(vocab))
+    (ua, ia), (ub, ib) = _unique(a), _unique(b)  # runs revisit pages: compare each set once
+    keys_a, keys_b = [k for s in ua for k in s], [k for s in ub for k in s]
+    vocab = {k: n for n, k in enumerate(dict.fromkeys(keys_a + keys_b))}
+    ma, mb = _incidence(ua, keys_a, vocab), _incidence(ub, keys_b, vocab)
     inter = ma @ mb.T  # 0/1 rows: exact integer counts
     union = ma.sum(axis=1)[:, None] + mb.sum(axis=1)[None, :] - inter
-    return np.divide(inter, union, out=np.ones_like(inter), where=union > 0)
+    jaccard = np.divide(inter, union, out=np.ones_like(inter), where=union > 0)
+    return jaccard[np.ix_(ia, ib)]
 
 
-def _incidence(sets: list[frozenset[Any]], vocab: dict[Any, int]) -> np.ndarray:
-    rows = [r for r, s in enumerate(sets) for _ in s]
-    cols = [vocab.setdefault(key, len(vocab)) for s in sets for key in s]
+def _unique(sets: list[frozenset[Any]]) -> tuple[list[frozenset[Any]], np.ndarray]:
+    ids: dict[frozenset[Any], int] = {}
+    index = [ids.setdefault(s, len(ids)) for s in sets]
+    return list(ids), np.array(index, dtype=np.int64)
+
+
+def _incidence(sets: list[frozenset[Any]], keys: list[Any], vocab: dict[Any, int]) -> np.ndarray:
+    """Row r has a 1 in the column of every key of ``sets[r]`` (``keys``: them, flattened)."""
     matrix = np.zeros((len(sets), len(vocab)))
-    matrix[rows, cols] = 1.0
+    rows = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    matrix[rows, list(map(vocab.__getitem__, keys))] = 1.0
     return matrix
-
-
-def _pad(matrix: np.ndarray, width: int) -> np.ndarray:
-    return np.pad(matrix, ((0, 0), (0, width - matrix.shape[1])))
 
 
 # --- action signatures ----------------------------------------------------------------
@@ -288,6 +295,9 @@ def _sign(x: float) -> int:
     return (x > 0) - (x < 0)
 
 
+# --- alignment ------------------------------------------------------------------------
+
+
 class ElementChange(BaseModel):
     """An element both states have (same role+name) whose value or flags differ."""
 
@@ -350,8 +360,9 @@ class Alignment(BaseModel):
     progress_rate: float = 0.0  # golden key states (after step 0) reached, in order
     fidelity: float = 0.0  # nDTW in [0, 1]; 1.0 for a run identical to the golden one
     step_efficiency: float = 0.0  # agent actions / golden actions
-    dtw_cost: float = 0.0
-    threshold: float = DEFAULT_THRESHOLD
+    dtw_cost: float | None = None  # summed 1 - similarity on the DTW path; None: no agent steps
+    threshold: float = DEFAULT_THRESHOLD  # "reached" means similarity >= threshold * start_similarity
+    start_similarity: float = 1.0  # agent vs golden state after reset (< 1: perturbed or other seed)
     per_golden: dict[str, float] = Field(default_factory=dict)  # fidelity per golden path id
 
     @property
@@ -425,7 +436,8 @@ class ProgressTracker:
     """Incremental progress along golden traces, for a per-step shaped reward.
 
     Greedy and in order: a state advances along a golden trace when its best match among
-    the golden states not yet passed is a later one with similarity >= ``threshold``.
+    the golden states not yet passed is a later one with similarity >= ``threshold``
+    times the similarity of the first state to the golden start (as in ``align``).
     Progress is the fraction of golden key states reached, the best over the traces.
 
     >>> tracker = ProgressTracker(golden_trace)                  # doctest: +SKIP
@@ -446,6 +458,7 @@ class ProgressTracker:
         self._weights, self._threshold = weights, threshold
         self._position = [0] * len(goldens)  # golden index last reached, per trace
         self._reached = [0] * len(goldens)
+        self._cut: list[float] = []  # per trace, set by the first state
 
     @property
     def progress(self) -> float:
@@ -454,11 +467,13 @@ class ProgressTracker:
     def update(self, state: SemanticState) -> float:
         """Take the agent's newest state; return the progress so far in [0, 1]."""
         features = state_features(state)
+        if not self._cut:
+            self._cut = [self._threshold * state_similarity(features, g[0], self._weights) for g in self._golden]
         for k, golden in enumerate(self._golden):
             start = self._position[k]
             sims = [state_similarity(features, g, self._weights) for g in golden[start:]]
             best = max(range(len(sims)), key=sims.__getitem__)  # first best: stay on ties
-            if best > 0 and sims[best] >= self._threshold:
+            if best > 0 and sims[best] >= self._cut[k]:
                 self._position[k] += best
                 self._reached[k] += 1
         return self.progress
@@ -491,39 +506,48 @@ class _Side:
         self.trace = trace
         self.index = [s.index for s in trace.steps]
         self.features: list[StateFeatures] = [state_features(s.state) for s in trace.steps]
-        self.signatures = [action_signature(trace, i) for i in range(len(trace.steps))]
+        self._signatures: dict[int, ActionSignature | None] = {}
+
+    def signature(self, i: int) -> ActionSignature | None:
+        """Parsed on demand: only matched steps need one."""
+        if i not in self._signatures:
+            self._signatures[i] = action_signature(self.trace, i)
+        return self._signatures[i]
 
 
 def _align_one(agent: _Side, golden: _Side, weights: SimilarityWeights, threshold: float) -> Alignment:
     if not golden.index:
         raise ValueError(f"golden trace {golden.trace.golden_path!r} has no steps")
     sim = similarity_matrix(agent.features, golden.features, weights)
-    cost = _dtw_cost(1.0 - sim)
+    start = float(sim[0, 0]) if sim.size else 1.0
+    cut = threshold * start  # judged relative to the starts: a perturbation from reset lowers all alike
     pairs = _monotone_pairs(sim.tolist())
     matched = [_pair(agent, golden, i, j, float(sim[i, j])) for i, j in pairs]
     agent_hit, golden_hit = {i for i, _ in pairs}, {j for _, j in pairs}
     extra = [i for i in range(len(agent.index)) if i not in agent_hit]
-    skipped = [j for j in range(len(golden.index)) if j not in golden_hit]
+    # a different action is wrong when it also led somewhere else (same state: same effect)
     wrong = [i for (i, _), m in zip(pairs, matched) if not m.action_matches and m.similarity < 1 - _EPS]
     key_states = len(golden.index) - 1
-    reached = sum(1 for (_, j), m in zip(pairs, matched) if j > 0 and m.similarity >= threshold)
+    reached = sum(1 for (_, j), m in zip(pairs, matched) if j > 0 and m.similarity >= cut)
+    cost = _dtw_cost(1.0 - sim)
     return Alignment(
         golden_path=golden.trace.golden_path,
         matched=matched,
         extra_steps=[agent.index[i] for i in extra],
-        skipped_golden_steps=[golden.index[j] for j in skipped],
+        skipped_golden_steps=[golden.index[j] for j in range(len(golden.index)) if j not in golden_hit],
         wrong_actions=[agent.index[i] for i in wrong],
-        first_divergence_step=_first_divergence(agent, pairs, matched, extra, wrong, threshold),
+        first_divergence_step=_first_divergence(agent, pairs, matched, set(extra) | set(wrong), cut),
         progress_rate=_fraction(reached, key_states),
-        fidelity=math.exp(-cost / (len(golden.index) * FIDELITY_SCALE)) if agent.index else 0.0,
+        fidelity=math.exp(-cost / (len(golden.index) * FIDELITY_SCALE)) if cost is not None else 0.0,
         step_efficiency=max(len(agent.index) - 1, 0) / max(key_states, 1),
         dtw_cost=cost,
         threshold=threshold,
+        start_similarity=start,
     )
 
 
 def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> MatchedPair:
-    mine, theirs = agent.signatures[i], golden.signatures[j]
+    mine, theirs = agent.signature(i), golden.signature(j)
     same = mine == theirs if mine is None or theirs is None else mine.same_effect(theirs)
     return MatchedPair(
         agent_step=agent.index[i],
@@ -537,17 +561,17 @@ def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> Mat
 
 
 def _first_divergence(
-    agent: _Side, pairs: list[tuple[int, int]], matched: list[MatchedPair],
-    extra: list[int], wrong: list[int], threshold: float,
+    agent: _Side, pairs: list[tuple[int, int]], matched: list[MatchedPair], flagged: set[int], cut: float
 ) -> int | None:
-    """The first agent step that is extra, wrong, off the golden states, or jumps over one."""
-    candidates = set(extra) | set(wrong)
-    candidates |= {i for (i, _), m in zip(pairs, matched) if m.similarity < threshold}
-    previous = -1
-    for i, j in pairs:  # a match right after skipped golden steps: the run cut a corner
-        if j > previous + 1:
+    """The first agent step that is extra or wrong, cuts a corner, or drops off the golden states."""
+    candidates = set(flagged)
+    last_j, last_sim = -1, None
+    for (i, j), m in zip(pairs, matched):
+        if j > last_j + 1:  # golden steps skipped just before this match
             candidates.add(i)
-        previous = j
+        if last_sim is not None and last_sim >= cut > m.similarity:  # fell below: not from reset on
+            candidates.add(i)
+        last_j, last_sim = j, m.similarity
     return agent.index[min(candidates)] if candidates else None
 
 
@@ -579,11 +603,11 @@ def _monotone_pairs(sim: list[list[float]]) -> list[tuple[int, int]]:
     return pairs[::-1]
 
 
-def _dtw_cost(cost: np.ndarray) -> float:
-    """Classic DTW (steps right, down, diagonal) over a cost matrix; inf when empty."""
+def _dtw_cost(cost: np.ndarray) -> float | None:
+    """Classic DTW (steps right, down, diagonal) over a cost matrix; None when empty."""
     n, m = cost.shape
     if n == 0 or m == 0:
-        return math.inf
+        return None
     rows = cost.tolist()
     previous = [math.inf] * m
     for i in range(n):
@@ -598,13 +622,17 @@ def _dtw_cost(cost: np.ndarray) -> float:
     return previous[-1]
 
 
-def _keyed(state: SemanticState) -> dict[tuple[str, str, int], Any]:
+def _keyed(state: SemanticState) -> dict[tuple[Any, ...], Element]:
+    """Elements by (role, name); a repeat of the same pair gets (role, name, n), n >= 1."""
+    keyed = {(e.role, e.name): e for e in state.elements}
+    if len(keyed) == len(state.elements):
+        return keyed  # the common case, without counting
     seen: dict[tuple[str, str], int] = {}
     keyed = {}
     for e in state.elements:
         n = seen.get((e.role, e.name), 0)
         seen[(e.role, e.name)] = n + 1
-        keyed[(e.role, e.name, n)] = e
+        keyed[(e.role, e.name, n) if n else (e.role, e.name)] = e
     return keyed
 
 

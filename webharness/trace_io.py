@@ -63,7 +63,7 @@ class TraceWriter:
         write followed by fsync, so a crash leaves at most a truncated last line.
         """
         if self._steps is None:
-            raise TraceError(f"add_step() before start() on trace folder {self.folder}")
+            raise TraceError(f"add_step() outside start()..finish() on trace folder {self.folder}: call start() first")
         if screenshot is not None:
             name = f"step_{step.index:04d}.png"
             _write_png_atomic(self.folder / name, screenshot)

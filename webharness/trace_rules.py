@@ -132,7 +132,8 @@ class MustNotHappen(_Rule, ActionPattern):
     def __call__(self, trace: EpisodeTrace) -> RuleOutcome:
         steps = [i for i, sig in _executed(trace) if self.matches(sig)]
         if steps:
-            return False, f"step {steps[0]} did {self.describe()}" + (f" (and {len(steps) - 1} more)" if steps[1:] else "")
+            more = f" (and {len(steps) - 1} more)" if steps[1:] else ""
+            return False, f"step {steps[0]} did {self.describe()}{more}"
         return True, f"no step did {self.describe()}"
 
 

@@ -1,0 +1,187 @@
+"""Episode folders: write, crash, load back, align."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webharness.action_result import ActionResult
+from webharness.alignment import align
+from webharness.semantic import Element, SemanticState
+from webharness.trace import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
+from webharness.trace_io import END, META, STEPS, TraceError, TraceWriter, load_screenshot, load_trace
+
+TASK = TaskInstance(task_id="form", env_id="WebEval/form-v0", category="form", seed=3,
+                    instruction="Save Ada", params={"name": "Ada"})
+FIELDS = ["Full name", "Email", "Phone"]
+
+
+def form_trace(values: list[str], ref_base: int = 0, golden_path: str | None = None) -> EpisodeTrace:
+    """Fill the form field by field with ``values``; refs numbered from ``ref_base``."""
+    def state(filled: list[str]) -> SemanticState:
+        elements = [Element(ref=f"e{ref_base + i}", role="textbox", name=name,
+                            value=filled[i] if i < len(filled) else "") for i, name in enumerate(FIELDS)]
+        return SemanticState(url="http://webeval.test/form.html", title="Form", elements=elements)
+
+    steps = [StepRecord(index=0, state=state([]))]
+    for i, value in enumerate(values):
+        steps.append(StepRecord(index=i + 1, action=f"fill('e{ref_base + i}', {value!r})",
+                                action_result=ActionResult(state_changed=True),
+                                state=state(values[: i + 1]), reward=0.1 * i, timings_ms={"step": 40.0 + i}))
+    return EpisodeTrace(task=TASK, steps=steps, golden_path=golden_path, agent="scripted")
+
+
+def write(folder: Path, trace: EpisodeTrace, end: EpisodeEnd | None, shots: bool = True) -> list[np.ndarray]:
+    pixels = [np.full((6, 8, 3), 40 * i, dtype=np.uint8) for i in range(len(trace.steps))]
+    writer = TraceWriter(folder)
+    writer.start(trace.task, agent=trace.agent, golden_path=trace.golden_path)
+    for step, image in zip(trace.steps, pixels):
+        writer.add_step(step, image if shots else None)
+    if end is not None:
+        writer.finish(end)
+    writer.close()
+    return pixels
+
+
+def test_written_trace_loads_back_into_equal_models(tmp_path: Path) -> None:
+    trace = form_trace(["Ada", "ada@example.org", "123"], golden_path="main")
+    end = EpisodeEnd(terminated=True, success=True, ended_by="done")
+    pixels = write(tmp_path, trace, end)
+    loaded = load_trace(tmp_path)
+    named = [s.model_copy(update={"screenshot": f"step_{s.index:04d}.png"}) for s in trace.steps]
+    assert loaded == trace.model_copy(update={"steps": named, "end": end})
+    for step, image in zip(loaded.steps, pixels):
+        assert np.array_equal(load_screenshot(tmp_path, step), image)
+
+
+def test_unfinished_episode_loads_with_no_end(tmp_path: Path) -> None:
+    write(tmp_path, form_trace(["Ada"]), end=None, shots=False)
+    loaded = load_trace(tmp_path)
+    assert loaded.end is None
+    assert [s.screenshot for s in loaded.steps] == [None, None]
+    assert load_screenshot(tmp_path, loaded.steps[0]) is None
+
+
+@pytest.mark.parametrize("cut", [1, 7, 40])
+def test_truncated_last_line_is_dropped_and_earlier_lines_load(tmp_path: Path, cut: int) -> None:
+    trace = form_trace(["Ada", "ada@example.org", "123"])
+    write(tmp_path, trace, end=None, shots=False)
+    steps = tmp_path / STEPS
+    data = steps.read_bytes()
+    steps.write_bytes(data[: len(data) - cut])  # a kill in the middle of the last write
+    assert load_trace(tmp_path).steps == trace.steps[:-1]
+
+
+def test_corrupt_line_in_the_middle_is_an_error_naming_the_line(tmp_path: Path) -> None:
+    write(tmp_path, form_trace(["Ada", "ada@example.org"]), end=None, shots=False)
+    lines = (tmp_path / STEPS).read_bytes().split(b"\n")
+    lines[1] = b'{"index": "not a step"'
+    (tmp_path / STEPS).write_bytes(b"\n".join(lines))
+    with pytest.raises(TraceError, match=r"steps\.jsonl:2"):
+        load_trace(tmp_path)
+
+
+CHILD = """
+import sys
+from pathlib import Path
+from webharness.semantic import SemanticState
+from webharness.trace import StepRecord, TaskInstance
+from webharness.trace_io import TraceWriter
+writer = TraceWriter(Path(sys.argv[1]))
+writer.start(TaskInstance.model_validate_json(sys.argv[2]))
+for i in range(100_000):
+    writer.add_step(StepRecord(index=i, state=SemanticState(url="http://x/", text="y" * 5000)))
+    print(i, flush=True)
+"""
+
+
+def test_killed_writer_leaves_a_loadable_trace(tmp_path: Path) -> None:
+    """A writer process SIGKILLed mid-episode: every line on disk is whole (or dropped)."""
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), TASK.model_dump_json()],
+                            env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:  # wait on the writer's own progress reports, no sleeping
+            if int(line) >= 20:
+                break
+    finally:
+        proc.send_signal(signal.SIGKILL)  # while it keeps writing
+        proc.communicate()
+    steps = load_trace(tmp_path).steps
+    assert len(steps) >= 21
+    assert [s.index for s in steps] == list(range(len(steps)))
+
+
+def test_written_loaded_and_aligned_equals_aligned_in_memory(tmp_path: Path) -> None:
+    golden = form_trace(["Ada", "ada@example.org", "123"], golden_path="main")
+    agent = form_trace(["Ada", "ada@example", "ada@example.org", "123"], ref_base=50)
+    write(tmp_path / "golden", golden, EpisodeEnd(terminated=True, success=True))
+    write(tmp_path / "agent", agent, EpisodeEnd(truncated=True, ended_by="max_steps"))
+    on_disk = align(load_trace(tmp_path / "agent"), load_trace(tmp_path / "golden"))
+    in_memory = align(agent, golden)
+    assert on_disk == in_memory
+    assert on_disk.first_divergence_step is not None  # a non-trivial alignment
+
+
+def test_metadata_and_end_are_written_atomically_without_leftovers(tmp_path: Path) -> None:
+    write(tmp_path, form_trace(["Ada"]), EpisodeEnd(terminated=True))
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted([META, STEPS, END, "step_0000.png", "step_0001.png"])
+    assert json.loads((tmp_path / META).read_text())["task"]["task_id"] == "form"
+
+
+def test_each_step_line_is_complete_after_add_step(tmp_path: Path) -> None:
+    trace = form_trace(["Ada", "ada@example.org"])
+    writer = TraceWriter(tmp_path)
+    writer.start(TASK)
+    for n, step in enumerate(trace.steps, start=1):
+        writer.add_step(step)
+        data = (tmp_path / STEPS).read_bytes()
+        assert data.endswith(b"\n") and data.count(b"\n") == n
+    writer.close()
+
+
+def test_start_clears_what_an_earlier_run_left_in_the_folder(tmp_path: Path) -> None:
+    write(tmp_path, form_trace(["Ada", "ada@example.org"]), EpisodeEnd(terminated=True))
+    fresh = form_trace(["Bob"])
+    write(tmp_path, fresh, end=None, shots=False)
+    loaded = load_trace(tmp_path)
+    assert (loaded.steps, loaded.end) == (fresh.steps, None)
+    assert not list(tmp_path.glob("step_*.png"))
+
+
+def test_add_step_before_start_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(TraceError, match="outside start"):
+        TraceWriter(tmp_path).add_step(form_trace([]).steps[0])
+
+
+@pytest.mark.parametrize("bad", [np.zeros((4, 4), np.uint8), np.zeros((4, 4, 4), np.uint8),
+                                 np.zeros((4, 4, 3), np.float32), [[0, 0, 0]]])
+def test_screenshot_must_be_uint8_rgb(tmp_path: Path, bad: object) -> None:
+    writer = TraceWriter(tmp_path)
+    writer.start(TASK)
+    with pytest.raises(TraceError, match="uint8"):
+        writer.add_step(form_trace([]).steps[0], bad)  # type: ignore[arg-type]
+    writer.close()
+    assert not list(tmp_path.glob("*.png")) and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_folder_without_meta_is_not_a_trace(tmp_path: Path) -> None:
+    with pytest.raises(TraceError, match="not a trace folder"):
+        load_trace(tmp_path)
+
+
+def test_writer_closes_its_file_as_a_context_manager(tmp_path: Path) -> None:
+    with TraceWriter(tmp_path) as writer:
+        writer.start(TASK)
+        writer.add_step(form_trace([]).steps[0])
+    with pytest.raises(TraceError, match="outside start"):
+        writer.add_step(form_trace([]).steps[0])
