@@ -1,6 +1,34 @@
 """Gymnasium wrappers of webharness (installed as ``webharness.wrappers``)."""
 
-from webharness.wrappers.diagnosis import FailureAnnotation, GoldenTraceAlignment
-from webharness.wrappers.record_trace import RecordTrace
+# --- perturbations ---------------------------------------------------------------------
+from webharness.perturbations import PERTURBATIONS, UnknownPerturbationError
+from webharness.wrappers.perturbations import (
+    DomReplacementPerturbation,
+    IdRandomizationPerturbation,
+    LabelDriftPerturbation,
+    LatencyPerturbation,
+    LayoutShiftPerturbation,
+    ParaphrasePerturbation,
+    PerturbationWrapper,
+    PopupPerturbation,
+    SlowRenderingPerturbation,
+    ThemePerturbation,
+    perturb,
+)
 
-__all__: list[str] = ["FailureAnnotation", "GoldenTraceAlignment", "RecordTrace"]
+__all__: list[str] = [
+    # perturbations
+    "DomReplacementPerturbation",
+    "IdRandomizationPerturbation",
+    "LabelDriftPerturbation",
+    "LatencyPerturbation",
+    "LayoutShiftPerturbation",
+    "PERTURBATIONS",
+    "ParaphrasePerturbation",
+    "PerturbationWrapper",
+    "PopupPerturbation",
+    "SlowRenderingPerturbation",
+    "ThemePerturbation",
+    "UnknownPerturbationError",
+    "perturb",
+]

@@ -1,0 +1,105 @@
+"""Perturbations of an episode: seeded, with a strength in [0, 1], logged step by step.
+
+Each perturbation is a function ``(strength, context, **options) -> HookFactory``; the
+Gymnasium wrappers in ``webharness.wrappers`` register them on an env. This module
+names them, checks their arguments and parses ``"popup,latency:0.3"`` stacks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from webharness.errors import WebHarnessError, did_you_mean
+from webharness.hooks import HookFactory
+from webharness.perturbations.base import PerturbationContext, StepClock
+from webharness.perturbations.dom_replacement import dom_replacement
+from webharness.perturbations.id_randomization import id_randomization
+from webharness.perturbations.label_drift import drift_text, label_drift
+from webharness.perturbations.latency import latency
+from webharness.perturbations.layout_shift import layout_shift
+from webharness.perturbations.paraphrase import paraphrase
+from webharness.perturbations.popup import POPUPS, popup
+from webharness.perturbations.slow_rendering import slow_rendering
+from webharness.perturbations.theme import theme
+
+Perturbation = Callable[..., HookFactory]
+
+PERTURBATIONS: dict[str, Perturbation] = {
+    "latency": latency,
+    "popup": popup,
+    "layout_shift": layout_shift,
+    "id_randomization": id_randomization,
+    "dom_replacement": dom_replacement,
+    "slow_rendering": slow_rendering,
+    "label_drift": label_drift,
+    "paraphrase": paraphrase,
+    "theme": theme,
+}
+
+
+class UnknownPerturbationError(WebHarnessError, ValueError):
+    """A perturbation name that does not exist."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"unknown perturbation {name!r}.{did_you_mean(name, PERTURBATIONS)} Known: {', '.join(PERTURBATIONS)}"
+        )
+
+
+def check_strength(strength: Any) -> float:
+    """``strength`` as a float in [0, 1]; ValueError naming the value otherwise."""
+    if isinstance(strength, bool) or not isinstance(strength, (int, float)) or not math.isfinite(strength) or not 0 <= strength <= 1:
+        raise ValueError(f"strength={strength!r} is not a number in [0, 1] (0: no change, 1: the strongest)")
+    return float(strength)
+
+
+def perturbation(name: str) -> Perturbation:
+    """The perturbation called ``name``; UnknownPerturbationError with a suggestion otherwise."""
+    try:
+        return PERTURBATIONS[name]
+    except KeyError:
+        raise UnknownPerturbationError(name) from None
+
+
+def parse_stack(text: str, strength: float = 0.5) -> list[tuple[str, float]]:
+    """``"popup, latency:0.3"`` → ``[("popup", strength), ("latency", 0.3)]``.
+
+    Raises:
+        UnknownPerturbationError: for a name that does not exist.
+        ValueError: for a bad strength, an empty item or a name listed twice.
+    """
+    default = check_strength(strength)
+    stack: list[tuple[str, float]] = []
+    for item in text.split(","):
+        name, _, value = (part.strip() for part in item.partition(":"))
+        if not name:
+            raise ValueError(f"empty perturbation name in {text!r}; write names separated by commas, e.g. 'popup,latency'")
+        perturbation(name)
+        if any(name == seen for seen, _ in stack):
+            raise ValueError(f"perturbation {name!r} is listed twice in {text!r}")
+        stack.append((name, _parse_strength(value, item) if value else default))
+    return stack
+
+
+def _parse_strength(value: str, item: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"strength {value!r} in {item.strip()!r} is not a number in [0, 1]") from None
+    return check_strength(number)
+
+
+__all__ = [
+    "PERTURBATIONS",
+    "POPUPS",
+    "Perturbation",
+    "PerturbationContext",
+    "StepClock",
+    "UnknownPerturbationError",
+    "check_strength",
+    "drift_text",
+    "parse_stack",
+    "perturbation",
+]
