@@ -1,5 +1,8 @@
 """Gymnasium wrappers of webharness (installed as ``webharness.wrappers``)."""
 
+from webharness.wrappers.diagnosis import FailureAnnotation, GoldenTraceAlignment
+from webharness.wrappers.record_trace import RecordTrace
+
 # --- perturbations ---------------------------------------------------------------------
 from webharness.perturbations import PERTURBATIONS, UnknownPerturbationError
 from webharness.wrappers.perturbations import (
@@ -17,6 +20,9 @@ from webharness.wrappers.perturbations import (
 )
 
 __all__: list[str] = [
+    "FailureAnnotation",
+    "GoldenTraceAlignment",
+    "RecordTrace",
     # perturbations
     "DomReplacementPerturbation",
     "IdRandomizationPerturbation",
