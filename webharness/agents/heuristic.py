@@ -31,7 +31,7 @@ AVOID_WORDS = ("cancel", "close", "delete", "remove", "reset", "clear", "back", 
 FREE_TEXT_NAMES = ("message", "reply", "comment", "body", "note", "description", "text", "content",
                    "search", "query")
 CLICKABLE = frozenset({"button", "link", "menuitem", "tab"})
-_QUESTION = re.compile(r"\b(what (is|was|are|were)|how (many|much)|which|who)\b|\?|(^|[.!?]\s+)report\b", re.I)
+_QUESTION = re.compile(r"\b(what (is|was|are|were)|how (many|much)|which|who|tell me)\b|\?|(^|[.!?]\s+)report\b", re.I)
 _NEGATION = frozenset({"not", "no", "without", "never", "don't", "dont", "non"})
 _VALUE_END = re.compile(r"\s*(?:[,;]|\.(?:\s|$)|\s(?:and|with|or|then|but)\s|\s\(|$)")
 _QUOTED = re.compile(r"[\"“]([^\"”]+)[\"”]")
@@ -128,7 +128,8 @@ class HeuristicAgent:
         boxes = [n for n in nodes if n.role in TEXT_ROLES]
         if not (any(w in node.name.lower() for w in FREE_TEXT_NAMES) or len(boxes) == 1):
             return None
-        quotes = [q for q in _QUOTED.findall(goal) if len(q) >= 15 and q not in self._used_values]
+        shortest = 2 if node.role == "searchbox" or "search" in node.name.lower() else 15  # a query, or a message
+        quotes = [q for q in _QUOTED.findall(goal) if len(q) >= shortest and q not in self._used_values]
         return max(quotes, key=len) if quotes else None
 
     def _option_for(self, node: Node, goal: str) -> str | None:
@@ -235,7 +236,8 @@ def _find_phrase(phrase: str, text: str, cutoff: float) -> tuple[int, int] | Non
     best, best_ratio = None, 0.0
     for i in range(len(words) - n + 1):
         window = " ".join(m.group(0).lower() for m in words[i : i + n])
-        ratio = 1.0 if window == target else (difflib.SequenceMatcher(None, window, target).ratio() if len(target) > 4 else 0.0)
+        fuzzy = len(target) > 4 and not any(c.isdigit() for c in target)  # short words and numbers: exact only
+        ratio = 1.0 if window == target else (difflib.SequenceMatcher(None, window, target).ratio() if fuzzy else 0.0)
         if ratio > best_ratio:
             best, best_ratio = (words[i].start(), words[i + n - 1].end()), ratio
     return best if best_ratio >= cutoff else None

@@ -218,7 +218,8 @@ class LLMAgent:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 payload = response.read()
         except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode(errors="replace")
+            with exc:
+                detail = exc.read()[:300].decode(errors="replace")
             hint = " (check the API key)" if exc.code in (401, 403) else ""
             raise LLMUnavailableError(f"{self._where()} returned HTTP {exc.code}{hint}: {detail}") from None
         except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:

@@ -1,0 +1,44 @@
+"""RandomAgent on a real env: valid actions over current refs, reproducible, (almost) never wins."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import gymnasium as gym
+import pytest
+
+from webharness.action_result import ActionErrorKind
+from webharness.actions import parse_action
+from webharness.agents import RandomAgent
+
+from tests.agents.conftest import agent_policy
+from tests.conftest import play
+
+
+@pytest.fixture(scope="module")
+def form_env() -> Iterator[gym.Env]:
+    env = gym.make("WebEval/form-v0", obs_mode="text")
+    yield env
+    env.close()
+
+
+def test_random_actions_all_parse_and_use_refs_on_the_page(form_env):
+    for seed in range(2):
+        run = play(form_env, agent_policy(RandomAgent(seed=seed, done_prob=0.0)), seed=seed, max_steps=12)
+        for action, info in zip(run.actions, run.infos[1:]):
+            parse_action(action)  # raises if not
+            error = info["action_result"].error
+            assert error not in (ActionErrorKind.UNPARSEABLE, ActionErrorKind.UNKNOWN_REF), (action, info["action_result"])
+
+
+def test_random_agent_is_reproducible_for_the_same_seed(form_env):
+    first = play(form_env, agent_policy(RandomAgent(seed=5, done_prob=0.0)), seed=2, max_steps=8).actions
+    again = play(form_env, agent_policy(RandomAgent(seed=5, done_prob=0.0)), seed=2, max_steps=8).actions
+    other = play(form_env, agent_policy(RandomAgent(seed=6, done_prob=0.0)), seed=2, max_steps=8).actions
+    assert first == again
+    assert first != other
+
+
+def test_random_agent_almost_never_succeeds_on_form(form_env):
+    wins = sum(play(form_env, agent_policy(RandomAgent(seed=s)), seed=s, max_steps=15).success for s in range(10, 15))
+    assert wins <= 1
