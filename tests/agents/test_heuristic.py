@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import gymnasium as gym
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import webharness
 from webharness.action_result import ActionErrorKind
@@ -118,3 +121,23 @@ def test_nothing_to_do_ends_at_once():
     agent = HeuristicAgent()
     agent.reset(_instance("Archive the newest message."))
     assert agent.act({"axtree": "- text: Loading…", "goal": "Archive the newest message."}, {}) == "done()"
+
+
+_LINE = st.builds(
+    lambda indent, role, name, flags, value: f"{'  ' * indent}- {role}{name}{flags}{value}",
+    st.integers(0, 4),
+    st.sampled_from(["textbox", "combobox", "option", "checkbox", "radio", "button", "link", "row", "cell",
+                     "columnheader", "table", "text", "heading", "searchbox"]),
+    st.one_of(st.just(""), st.text(max_size=30).map(lambda t: " " + json.dumps(t))),
+    st.sampled_from(["", " [checked]", " [disabled]", " [ref=e1]", " [checked] [ref=e2]", " [ref=e3] [selected]"]),
+    st.one_of(st.just(""), st.text(max_size=20).map(lambda t: ": " + t)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(st.one_of(_LINE, st.text(max_size=40)), max_size=12), goal=st.text(max_size=120))
+def test_any_tree_and_goal_give_a_valid_action(lines, goal):
+    agent = HeuristicAgent()
+    agent.reset(_instance(goal))
+    for _ in range(3):
+        parse_action(agent.act({"axtree": "\n".join(lines), "goal": goal}, {}))

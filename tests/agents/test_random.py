@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 import gymnasium as gym
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from webharness.action_result import ActionErrorKind
 from webharness.actions import parse_action
@@ -42,3 +44,16 @@ def test_random_agent_is_reproducible_for_the_same_seed(form_env):
 def test_random_agent_almost_never_succeeds_on_form(form_env):
     wins = sum(play(form_env, agent_policy(RandomAgent(seed=s)), seed=s, max_steps=15).success for s in range(10, 15))
     assert wins <= 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(tree=st.text(max_size=300), refs=st.lists(st.sampled_from(
+    ['- button "Go" [ref=e1]', '- textbox "Name" [ref=e2]: x', '- combobox "C" [ref=e3]:', '  - option "A" [ref=e4]',
+     '  - option "" [ref=e5]', '- checkbox "V" [checked] [ref=e6]', '- link "L" [disabled] [ref=e7]']), max_size=8))
+def test_any_tree_gives_a_valid_action_over_its_refs(tree, refs):
+    agent = RandomAgent(seed=0)
+    text = "\n".join([tree, *refs])
+    for _ in range(5):
+        action = parse_action(agent.act({"axtree": text}, {}))
+        ref = getattr(action, "ref", None)
+        assert ref is None or f"[ref={ref}]" in text
