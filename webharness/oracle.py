@@ -117,15 +117,15 @@ class OracleAgent:
         while self._steps:
             step = self._steps[0]
             action = resolve_step(step, state, drift)
+            if action is not None and step.action is A.ActionKind.DONE and not info.get("success") and self._wait_more():
+                return A.Wait(ms=WAIT_MS).dsl()  # the end state may still be on its way
             if action is None and step.optional:
                 self._steps.pop(0)
                 continue
             if action is None:
-                if self._waits >= MAX_WAITS_PER_STEP:
+                if not self._wait_more():
                     self._steps.pop(0)  # give up on this step; the criteria will tell
-                    self._waits = 0
                     continue
-                self._waits += 1
                 return A.Wait(ms=WAIT_MS).dsl()
             if _shift_armed(events) and step.action in POINTER_ACTIONS and self._try("layout_shift"):
                 return A.Hover(ref=action.ref).dsl()  # let the page jump now, then act
@@ -133,6 +133,14 @@ class OracleAgent:
             self._waits = 0
             return action.dsl()
         return A.Done().dsl()
+
+    def _wait_more(self) -> bool:
+        """Count one more wait for the current step; False (and reset) when out of waits."""
+        if self._waits >= MAX_WAITS_PER_STEP:
+            self._waits = 0
+            return False
+        self._waits += 1
+        return True
 
     def _dismiss_popup(self, state: SemanticState, events: list[dict[str, Any]]) -> str | None:
         """A click on the dismiss button of the topmost open perturbation popup, if any."""

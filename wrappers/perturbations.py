@@ -52,11 +52,12 @@ class PerturbationWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         base.hook_factories.append(perturbation(self.perturbation)(strength, context, **options))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        self.clock.step = 0
+        self.clock.step, self.clock.action = 0, None
         return super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         self.clock.step += 1  # before the env acts: requests of this step belong to it
+        self.clock.action = action
         return super().step(action)
 
 

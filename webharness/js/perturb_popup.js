@@ -65,8 +65,12 @@
     node.style.cssText = `${FONT} z-index: ${2147483600 + spec.layer}; ${spec.style}`;
     node.innerHTML = spec.html;
     // The popup's buttons do not take focus on mousedown: dismissing it leaves the caret
-    // where the user was typing, as well-made popups do.
+    // where the user was typing. Its pointer events stay its own, as in the iframes such
+    // widgets usually live in: the page does not see a click "outside" its open menu.
     node.addEventListener("mousedown", (event) => { if (event.target.closest("button")) event.preventDefault(); });
+    for (const type of ["mousedown", "mouseup", "click", "pointerdown", "pointerup", "touchstart", "touchend"]) {
+      node.addEventListener(type, (event) => event.stopPropagation());
+    }
     node.addEventListener("click", (event) => {
       if (event.target.closest("[data-dismiss]")) dismiss(kind);
       else if (event.target.closest("[data-subscribe]")) event.target.closest("[data-subscribe]").textContent = "Enter your email first";
@@ -79,7 +83,7 @@
     if (!POPUPS[kind]) return false;
     if (states()[kind] === "dismissed") return false;
     setState(kind, "open");
-    P.whenBody(() => render(kind));
+    P.whenLoaded(() => render(kind));
     return true;
   };
 
@@ -89,7 +93,7 @@
 
   // Popups due at load open on the first page; any popup still open follows to new pages.
   for (const kind of config.atLoad) if (!(kind in states())) setState(kind, "open");
-  for (const [kind, value] of Object.entries(states())) if (value === "open") P.whenBody(() => render(kind));
+  for (const [kind, value] of Object.entries(states())) if (value === "open") P.whenLoaded(() => render(kind));
 
   const status = () => {
     const all = states();

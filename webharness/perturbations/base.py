@@ -33,6 +33,7 @@ class StepClock:
     """
 
     step: int = 0
+    action: Any = None  # the action of the step in progress (None during reset)
 
 
 @dataclass(frozen=True)
