@@ -476,6 +476,12 @@ class ProgressTracker:
             if best > 0 and sims[best] >= self._cut[k]:
                 self._position[k] += best
                 self._reached[k] += 1
+            # Golden states the agent cannot tell apart from this one (e.g. the state after
+            # done() repeats the one before) are reached together with it.
+            while best + 1 < len(sims) and sims[best + 1] >= sims[best] >= self._cut[k]:
+                best += 1
+                self._position[k] += 1
+                self._reached[k] += 1
         return self.progress
 
 
