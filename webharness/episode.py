@@ -177,8 +177,10 @@ def _site_dir(spec: TaskSpec) -> Path | None:
 
 
 def _public(params: dict[str, Any]) -> dict[str, Any]:
-    """Parameters the page may see: internal keys (leading underscore) left out."""
-    return {k: v for k, v in params.items() if not k.startswith("_")}
+    """Parameters the page may see: internal keys (leading underscore) and the ones the
+    task withholds from the agent (which could otherwise read them off the page) left out."""
+    withheld = set(params.get("_withheld", ()))
+    return {k: v for k, v in params.items() if not k.startswith("_") and k not in withheld}
 
 
 def _ms(since: float) -> float:

@@ -24,8 +24,9 @@ window.App = (() => {
     form.querySelectorAll(".error").forEach((n) => n.remove());
     form.querySelectorAll("[aria-invalid]").forEach((n) => n.removeAttribute("aria-invalid"));
     for (const [name, message] of Object.entries(errors || {})) {
-      const input = form.elements[name];
-      if (!input) continue;
+      const found = form.elements[name];
+      if (!found) continue;
+      const input = found instanceof RadioNodeList ? found[0] : found;  // a radio group: mark its first
       input.setAttribute("aria-invalid", "true");
       const note = document.createElement("div");
       note.className = "error";

@@ -319,10 +319,11 @@
     if (isHidden(el) || el.closest("[hidden],[aria-hidden='true']")) return { status: "hidden" };
     let r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) return { status: "hidden" };
-    if (r.top < 0 || r.left < 0 || r.bottom > window.innerHeight || r.right > window.innerWidth) {
-      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-      r = el.getBoundingClientRect();
-    }
+    const outside = r.top < 0 || r.left < 0 || r.bottom > window.innerHeight || r.right > window.innerWidth;
+    // "nearest" also reveals an element clipped by a scrolling container (a long listbox),
+    // and does nothing to one already in full view.
+    el.scrollIntoView({ block: outside ? "center" : "nearest", inline: outside ? "center" : "nearest", behavior: "instant" });
+    r = el.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     const hit = document.elementFromPoint(x, y);
     const label = el.labels && hit && Array.from(el.labels).some((l) => l.contains(hit));
