@@ -13,6 +13,7 @@ from webharness.agents import (
     OracleAgent,
     RandomAgent,
     TokenUsage,
+    accepted_options,
     agent_usage,
     load_agent,
 )
@@ -83,6 +84,12 @@ def test_missing_class_says_did_you_mean():
 def test_unknown_option_says_did_you_mean():
     with pytest.raises(AgentLoadError, match=r"no option 'sed'\. Did you mean: 'seed'\?"):
         load_agent("random", sed=1)
+
+
+def test_accepted_options_lists_constructor_arguments():
+    assert accepted_options("random") == {"seed", "done_prob"}
+    assert "log_prompts" in accepted_options("llm") and "log_prompts" not in accepted_options("heuristic")
+    assert accepted_options("tests.agents.test_base:EchoAgent") == {"action"}
 
 
 def test_object_without_act_is_not_an_agent():

@@ -17,6 +17,7 @@ from tests.agents.conftest import agent_policy
 from tests.conftest import play
 from webharness.action_result import ActionErrorKind
 from webharness.agents import LLMAgent, LLMUnavailableError, TokenUsage, build_messages, parse_reply
+from webharness.errors import AgentUnavailableError, WebHarnessError
 
 Responder = Callable[[dict[str, Any]], tuple[int, Any]]
 OBS = {
@@ -200,6 +201,10 @@ def test_unreachable_endpoint_raises_quickly():
     with pytest.raises(LLMUnavailableError, match=rf"cannot reach http://127\.0\.0\.1:{port}/v1/chat/completions \(model 'm'\)"):
         agent.act(OBS, {})
     assert time.monotonic() - started < 3
+
+
+def test_unavailable_model_is_an_agent_unavailable_error_not_an_agent_failure():
+    assert issubclass(LLMUnavailableError, AgentUnavailableError) and issubclass(LLMUnavailableError, WebHarnessError)
 
 
 def test_http_500_raises(fake):

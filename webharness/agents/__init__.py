@@ -10,6 +10,7 @@ from webharness.agents.base import (
     Agent,
     AgentLoadError,
     TokenUsage,
+    accepted_options,
     agent_usage,
     load_agent,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "OracleAgent",
     "RandomAgent",
     "TokenUsage",
+    "accepted_options",
     "agent_usage",
     "build_messages",
     "load_agent",

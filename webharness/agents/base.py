@@ -89,6 +89,19 @@ def load_agent(spec: str, **options: Any) -> Agent:
     return agent
 
 
+def accepted_options(spec: str) -> frozenset[str] | None:
+    """The option names the agent's constructor takes (None: it takes any), e.g. so that a
+    runner passes ``log_prompts`` only to agents that know it."""
+    factory = _import(spec, BUILTIN_AGENTS.get(spec, spec))
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return None
+    if any(v.kind is v.VAR_KEYWORD for v in params.values()):
+        return None
+    return frozenset(p for p, v in params.items() if v.kind is not v.VAR_POSITIONAL)
+
+
 def _import(spec: str, target: str) -> Any:
     module_name, _, attr = target.partition(":")
     try:

@@ -8,7 +8,7 @@ Configuration (arguments win over the environment):
 - ``api_key`` / ``WEBHARNESS_LLM_API_KEY``, falling back to ``OPENAI_API_KEY``
   (required; for a local server that ignores keys, set any value).
 
-A missing model or key raises ``LLMUnavailableError`` in the constructor; an unreachable
+A missing model or key raises ``LLMUnavailableError`` (an ``AgentUnavailableError``) in the constructor; an unreachable
 endpoint, an HTTP error or a malformed response raises it from ``act``. These are never
 turned into agent failures: a run without a working model has no result to report.
 
@@ -42,7 +42,7 @@ from typing import Any
 
 from webharness import actions as A
 from webharness.agents.base import TokenUsage
-from webharness.errors import WebHarnessError
+from webharness.errors import AgentUnavailableError
 from webharness.trace import TaskInstance
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -85,8 +85,10 @@ click("e12")
 - Call done() only when the goal is achieved on the page."""
 
 
-class LLMUnavailableError(WebHarnessError, RuntimeError):
-    """The model cannot be called: no key or model configured, endpoint down, HTTP error."""
+class LLMUnavailableError(AgentUnavailableError):
+    """The model cannot be called: no key or model configured, endpoint down, HTTP error.
+
+    An ``AgentUnavailableError``: the runner stops the run instead of counting failures."""
 
 
 def build_messages(obs: dict[str, Any], history: list[dict[str, str]], *, history_len: int = 5,
