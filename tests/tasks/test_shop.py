@@ -1,0 +1,85 @@
+"""WebEval/shop-v0: search, open, pick colour + size + quantity, add to cart, check out."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import EpisodeRun, oracle_policy, play
+from webharness.catalogue import get_task
+from webharness.criteria import CriteriaContext
+from webharness.oracle import golden_paths
+
+ENV = "WebEval/shop-v0"
+PATHS = ["search-button-via-cart", "enter-key-direct-checkout"]
+COLOURS = ["Black", "Navy", "Olive", "Sand", "Rust"]
+SIZES = ["XS", "S", "M", "L", "XL", "XXL"]
+
+
+def _check_expects(run: EpisodeRun, path_id: str) -> None:
+    """Each golden step's ``expect`` holds right after the oracle played that step."""
+    path = next(p for p in golden_paths(get_task(ENV), run.infos[0]["task"]) if p.id == path_id)
+    acted = [info for action, info in zip(run.actions, run.infos[1:]) if not action.startswith("wait(")]
+    for step, info in zip(path.steps, acted, strict=True):
+        if step.expect is not None:
+            assert step.expect.holds(CriteriaContext(info["semantic_state"])), (path_id, step)
+
+
+# Seeds 10-19 are marked slow (each episode is ~17 steps across five pages): a plain run
+# covers seeds 0-19 on both paths; `-m "not slow"` keeps a local run to seeds 0-9.
+@pytest.mark.parametrize("seeds", [range(0, 10), pytest.param(range(10, 20), marks=pytest.mark.slow)], ids=["0-9", "10-19"])
+@pytest.mark.parametrize("path", PATHS)
+def test_oracle_succeeds_on_every_golden_path(make_env, path, seeds):
+    env = make_env(ENV, obs_mode="text")
+    for seed in seeds:
+        run = play(env, oracle_policy(env, path), seed)
+        assert run.success, (path, seed, [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])])
+        _check_expects(run, path)
+
+
+def test_ending_at_once_fails(make_env):
+    env = make_env(ENV, obs_mode="text")
+    run = play(env, lambda obs, info: "done()", seed=0)
+    assert run.terminated and not run.success
+
+
+def _picking_another(env, param: str, options: list[str]):
+    """The oracle, but choosing the next option after the asked one (colour or size)."""
+    oracle = oracle_policy(env)
+
+    def act(obs, info):
+        action = oracle(obs, info)
+        state, wanted = info["semantic_state"], info["task"].params[param]
+        target = state.find("radio", wanted)
+        if target and action == f"check({target[0].ref!r})":
+            other = options[(options.index(wanted) + 1) % len(options)]
+            return f"check({state.find('radio', other)[0].ref!r})"
+        return action
+
+    return act
+
+
+@pytest.mark.parametrize(("param", "options", "seed"), [("colour", COLOURS, 1), ("size", SIZES, 2)])
+def test_the_wrong_variant_fails(make_env, param, options, seed):
+    env = make_env(ENV, obs_mode="text")
+    run = play(env, _picking_another(env, param, options), seed)
+    params = run.last["task"].params
+    orders = run.last["semantic_state"].app["orders"]
+    assert run.terminated and not run.success
+    assert len(orders) == 1 and orders[0]["product"] == params["product"]  # the order went through...
+    assert orders[0][param] != params[param]  # ...in the wrong variant
+
+
+def test_the_wrong_quantity_fails(make_env):
+    env = make_env(ENV, obs_mode="text")
+    oracle = oracle_policy(env)
+
+    def one_more(obs, info):
+        action = oracle(obs, info)
+        qty = str(info["task"].params["qty"])
+        return action.replace(f", {qty!r})", f", {str(int(qty) + 1)!r})") if action.startswith("fill(") else action
+
+    run = play(env, one_more, seed=3)
+    params = run.last["task"].params
+    orders = run.last["semantic_state"].app["orders"]
+    assert run.terminated and not run.success
+    assert [(o["colour"], o["size"], o["quantity"]) for o in orders] == [(params["colour"], params["size"], params["qty"] + 1)]
