@@ -92,6 +92,39 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return _execute_run(config, Path(args.out), args.resume)
 
 
+def _cmd_record(args: argparse.Namespace) -> int:
+    """Record a golden path: a person's clicks and typing (headed), or a script of steps."""
+    import gymnasium as gym
+    import yaml
+
+    from webharness.golden_recorder import record_golden_path, scripted_driver, to_yaml
+
+    if args.script:
+        steps = yaml.safe_load(Path(args.script).read_text(encoding="utf-8"))
+        if not isinstance(steps, list):
+            raise WebHarnessError(f"{args.script}: a script is a YAML list of golden steps (action, target, value)")
+        drive, headless = scripted_driver(steps), True
+    else:
+        drive, headless = _person_drives, False
+    env = gym.make(get_task(args.task).env_id, obs_mode="text", headless=headless, max_steps=1000)
+    try:
+        path = record_golden_path(env, args.seed, drive, path_id=args.id)
+    finally:
+        env.close()
+    text = to_yaml(path)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"golden path written to {args.out}", file=sys.stderr)
+    else:
+        print(text, end="")
+    return 0
+
+
+def _person_drives(env: object, info: dict) -> None:
+    print(f"Task: {info['task'].instruction}", file=sys.stderr)
+    input("Do the task in the browser window, then press Enter here to save the golden path... ")
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     """Write summary.json, report.md and report.html for a run folder."""
     from webharness.run_report import report_run
@@ -174,6 +207,14 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", default="runs/evaluation")
     evaluate.add_argument("--resume", action="store_true")
     evaluate.set_defaults(func=_cmd_evaluate)
+
+    record = sub.add_parser("record", help="record a golden path from a person's actions (or a script)")
+    record.add_argument("task")
+    record.add_argument("--seed", type=int, default=0)
+    record.add_argument("--id", default="recorded", help="the golden path's id")
+    record.add_argument("--script", help="a YAML list of steps to play headless instead of a person")
+    record.add_argument("--out", help="write the YAML here instead of printing it")
+    record.set_defaults(func=_cmd_record)
 
     report = sub.add_parser("report", help="write the report of a run folder")
     report.add_argument("run")

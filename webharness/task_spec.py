@@ -42,7 +42,7 @@ class GoldenStep(BaseModel):
 
     action: ActionKind
     target: Target | None = None
-    value: str | int | float | None = None  # text, option, key, url, message, ms, or "dx,dy"
+    value: str | bool | int | float | None = None  # text, option, key, url, message, ms, "dx,dy", checked
     expect: Criterion | None = None  # must hold after the step
     optional: bool = False  # skipped when its target is not on the page
     note: str = ""

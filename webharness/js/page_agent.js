@@ -35,6 +35,22 @@
     this.addEventListener("loadend", () => { state.pending--; state.lastMutation = performance.now(); }, { once: true });
     return origSend.apply(this, args);
   };
+  // --- containment: permission prompts are refused by the browser; note each ask -------
+  const contained = [];
+  const noteAsk = (owner, method, name) => {
+    const orig = owner && owner[method];
+    if (typeof orig !== "function") return;
+    owner[method] = function (...args) {
+      if (contained.length < 50) contained.push("permission: " + name);
+      return orig.apply(this, args);
+    };
+  };
+  noteAsk(navigator.geolocation, "getCurrentPosition", "geolocation");
+  noteAsk(navigator.geolocation, "watchPosition", "geolocation");
+  noteAsk(window.Notification, "requestPermission", "notifications");
+  noteAsk(navigator.mediaDevices, "getUserMedia", "media");
+  noteAsk(navigator.mediaDevices, "getDisplayMedia", "display-capture");
+
   const markNavigating = (event) => {
     if (!event || !event.destination || !event.destination.sameDocument) state.navigating = true;
   };
@@ -290,6 +306,7 @@
     const focusedEl = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
     return {
       axtree,
+      contained: contained.splice(0),
       maxRef: state.nextRef - 1,
       state: {
         url: location.href,
@@ -382,8 +399,17 @@
     window.scrollBy({ left: dx, top: dy, behavior: "instant" });
   };
 
+  // The nearest element (itself or an ancestor) with a role: what a person clicked on.
+  const identify = (node) => {
+    for (let el = node; el && el.nodeType === Node.ELEMENT_NODE; el = el.parentElement) {
+      const role = roleOf(el);
+      if (role && EMIT.has(role) && role !== "paragraph" && role !== "group") return { role, name: nameOf(el, role), el };
+    }
+    return null;
+  };
+
   Object.defineProperty(window, KEY, {
-    value: Object.freeze({ settle, waitForChange, snapshot, locate, selectAll, focus, selectOption, scrollBy,
+    value: Object.freeze({ settle, waitForChange, snapshot, locate, selectAll, focus, selectOption, scrollBy, identify,
       markSettled: () => { state.navigating = false; } }),
     enumerable: false,
   });
