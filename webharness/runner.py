@@ -161,7 +161,7 @@ def run_job(job: EpisodeJob) -> EvalAttempt:
     from webharness.agents import load_agent
 
     run_dir = Path(job.run_dir)
-    agent = load_agent(job.agent, **job.agent_options)
+    agent = load_agent(job.agent, **_options_for(job.agent, job.agent_options))
     env = _WORKER.get(job.env_id, job.obs_mode, job.perturbations)
     started = time.perf_counter()
     try:
@@ -172,6 +172,7 @@ def run_job(job: EpisodeJob) -> EvalAttempt:
     except WebHarnessError as exc:
         return _harness_fault(job, exc, started)
     duration_ms = (time.perf_counter() - started) * 1000
+    _save_transcript(agent, run_dir / job.trace_dir)
     goldens = _goldens(job, run_dir)
     usage = getattr(agent, "usage", None)
     return attempt_record(
@@ -180,6 +181,23 @@ def run_job(job: EpisodeJob) -> EvalAttempt:
         prompt_tokens=getattr(usage, "prompt_tokens", 0), completion_tokens=getattr(usage, "completion_tokens", 0),
         trace_dir=job.trace_dir,
     )
+
+
+def _options_for(agent: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The run's agent options this agent takes (``log_prompts`` means nothing to the oracle)."""
+    from webharness.agents import accepted_options
+
+    accepted = accepted_options(agent)
+    return dict(options) if accepted is None else {k: v for k, v in options.items() if k in accepted}
+
+
+def _save_transcript(agent: Any, trace_dir: Path) -> None:
+    """Prompts and replies, kept only when the agent was asked to log them (--log-prompts)."""
+    transcript = getattr(agent, "transcript", None)
+    if transcript:
+        tmp = trace_dir / "transcript.json.tmp"
+        tmp.write_text(json.dumps(transcript, indent=1, default=str), encoding="utf-8")
+        os.replace(tmp, trace_dir / "transcript.json")
 
 
 def _harness_fault(job: EpisodeJob, exc: Exception, started: float) -> EvalAttempt:
