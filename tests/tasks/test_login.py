@@ -40,7 +40,7 @@ def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
     for seed in range(20):
         run = play(env, oracle_policy(env, path), seed)
-        assert run.success, (path, seed, run.actions)
+        assert run.success, (path, seed, [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])])
         _check_expects(run, path)
 
 
