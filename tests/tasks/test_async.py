@@ -1,0 +1,116 @@
+"""WebEval/async-v0: the oracle waits for the regenerated report; answering early fails."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+from gymnasium.utils import seeding
+
+from tests.conftest import oracle_policy, play
+from webharness.catalogue import get_task
+from webharness.criteria import CriteriaContext
+from webharness.oracle import golden_paths
+from webharness.task_spec import instantiate
+
+TASK = "async"
+ENV = f"WebEval/{TASK}-v0"
+
+
+def params(seed: int) -> dict:
+    return instantiate(get_task("async"), seed, seeding.np_random(seed)[0]).instance.params
+
+
+def tile(axtree: str, metric: str) -> str:
+    """The figure the summary tile for ``metric`` shows right now."""
+    match = re.search(rf'- group "{metric}" \[ref=e\d+\]:\n\s+- text: {metric}\n\s+- text: (\$[\d,]+)', axtree)
+    assert match, axtree
+    return match.group(1)
+
+
+def click(info, name: str) -> str:
+    return f"click('{info['semantic_state'].find('button', name)[0].ref}')"
+
+
+def golden_failures(env, path: str, seeds) -> list:
+    """Plays golden path ``path`` with the oracle on each seed, checking every step's
+    ``expect`` right after the step and success at the end; returns what failed."""
+    policy = oracle_policy(env, path)
+    failures = []
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        steps = [s for p in golden_paths(get_task(TASK), info["task"]) if p.id == path for s in p.steps]
+        reward, ended = 0.0, False
+        while not ended:
+            action = policy(obs, info)
+            obs, reward, terminated, truncated, info = env.step(action)
+            ended = terminated or truncated
+            if action.startswith("wait(") and steps[0].action.value != "wait":
+                continue  # the oracle waiting for a target that is not on the page yet
+            step = steps.pop(0)
+            answer = str(step.value) if step.action.value == "send_msg_to_user" else None
+            if step.expect is not None and not step.expect.holds(CriteriaContext(info["semantic_state"], final_answer=answer)):
+                failures.append((seed, action, step.expect))
+        if not (info["success"] and reward == 1.0):
+            failures.append((seed, "the episode did not succeed"))
+    return failures
+
+
+def test_oracle_succeeds_on_seeds_0_to_19_and_meets_every_expect(make_env):
+    # The seeded delays alone add up to a minute, so four envs play five seeds each at once
+    # (the waiting happens in the pages' timers, not in Python).
+    envs = [make_env(ENV, obs_mode="text") for _ in range(4)]
+    seeds = [range(i, 20, len(envs)) for i in range(len(envs))]
+    with ThreadPoolExecutor(len(envs)) as pool:
+        failures = list(pool.map(golden_failures, envs, ["run-and-wait"] * len(envs), seeds))
+    assert [f for group in failures for f in group] == []
+
+
+def test_ending_at_once_fails(make_env):
+    env = make_env(ENV, obs_mode="text")
+    for ending in ("done()", 'send_msg_to_user("")'):
+        run = play(env, lambda obs, info, a=ending: a, seed=0)
+        assert run.terminated and not run.success, ending
+
+
+def test_answering_while_the_report_is_still_loading_fails(make_env):
+    env = make_env(ENV, obs_mode="text")
+    for seed in (4, 13, 3):  # the longest delays (3.7-4 s): the answer surely comes first
+        seen = []
+
+        def early(obs, info):
+            if not seen:  # the figure on screen before and while the report regenerates
+                seen.append(tile(obs["axtree"], info["task"].params["metric"]))
+                return click(info, "Run report")
+            assert "Generating report" in info["semantic_state"].text  # the fresh report is not in yet
+            assert tile(obs["axtree"], info["task"].params["metric"]) == seen[0]
+            return f'send_msg_to_user("The figure is {seen[0]}")'
+
+        run = play(env, early, seed)
+        assert run.terminated and not run.success, (seed, seen)
+        assert seen[0] != "$" + params(seed)["value_shown"]
+
+
+def test_the_fresh_figure_arrives_only_after_the_delay(make_env):
+    env = make_env(ENV, obs_mode="text")
+    obs, info = env.reset(seed=4)
+    p = info["task"].params
+    stale = tile(obs["axtree"], p["metric"])
+    obs, *_, info = env.step(click(info, "Run report"))
+    assert tile(obs["axtree"], p["metric"]) == stale and not info["semantic_state"].find("button", "Download CSV")
+    waits = 0
+    while not info["semantic_state"].find("button", "Download CSV") and waits < 10:
+        obs, *_, info = env.step("wait(1000)")
+        waits += 1
+    assert waits >= 1 and tile(obs["axtree"], p["metric"]) == "$" + p["value_shown"]
+    assert "Up to date" in info["semantic_state"].text
+
+
+def test_same_seed_gives_the_same_report(make_env):
+    env = make_env(ENV, obs_mode="text")
+    texts = [env.reset(seed=s)[1]["semantic_state"].text for s in (9, 9, 10)]
+    assert texts[0] == texts[1] != texts[2]
+
+
+def test_there_are_over_a_thousand_distinct_instances():
+    assert len({(p["company"], p["period"], p["metric"], p["value_shown"]) for p in map(params, range(1500))}) >= 1000
