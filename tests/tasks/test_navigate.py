@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from pathlib import Path
 
 import pytest
 from gymnasium.utils import seeding
 
 from tests.conftest import oracle_policy, play
 from webharness.catalogue import get_task, task_dir
+from webharness.criteria import CriteriaContext
+from webharness.oracle import golden_paths
 from webharness.task_spec import instantiate
 
-ENV = "WebEval/navigate-v0"
+TASK = "navigate"
+ENV = f"WebEval/{TASK}-v0"
 
 
 def params(seed: int) -> dict:
@@ -27,13 +29,33 @@ def build_module():
     return module
 
 
-@pytest.mark.parametrize("path", ["menu", "links"])
-def test_oracle_succeeds_on_both_golden_paths(make_env, path):
-    env = make_env(ENV, obs_mode="text")
+def golden_failures(env, path: str, seeds) -> list:
+    """Plays golden path ``path`` with the oracle on each seed, checking every step's
+    ``expect`` right after the step and success at the end; returns what failed."""
     policy = oracle_policy(env, path)
-    for seed in range(20):
-        run = play(env, policy, seed)
-        assert run.success, (path, seed, run.actions)
+    failures = []
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        steps = [s for p in golden_paths(get_task(TASK), info["task"]) if p.id == path for s in p.steps]
+        reward, ended = 0.0, False
+        while not ended:
+            action = policy(obs, info)
+            obs, reward, terminated, truncated, info = env.step(action)
+            ended = terminated or truncated
+            if action.startswith("wait(") and steps[0].action.value != "wait":
+                continue  # the oracle waiting for a target that is not on the page yet
+            step = steps.pop(0)
+            answer = str(step.value) if step.action.value == "send_msg_to_user" else None
+            if step.expect is not None and not step.expect.holds(CriteriaContext(info["semantic_state"], final_answer=answer)):
+                failures.append((seed, action, step.expect))
+        if not (info["success"] and reward == 1.0):
+            failures.append((seed, "the episode did not succeed"))
+    return failures
+
+
+@pytest.mark.parametrize("path", ["menu", "links"])
+def test_oracle_succeeds_on_both_golden_paths_and_meets_every_expect(make_env, path):
+    assert golden_failures(make_env(ENV, obs_mode="text"), path, range(20)) == []
 
 
 def test_ending_at_once_fails(make_env):
