@@ -105,9 +105,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         """Open the episode's page; after a browser failure, restart the browser once."""
         timeout = self._step_timeout_s()
         for attempt in (1, 2):
-            session = runtime.take_session(timeout)
-            episode = Episode(task, session, self.options, hooks)
             try:
+                session = runtime.take_session(timeout)  # may launch the browser
+                episode = Episode(task, session, self.options, hooks)
                 observed = runtime.run(episode.start(), timeout)
             except BrowserNotFoundError:
                 raise
@@ -129,6 +129,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             parsed = A.parse_action(action)
         except A.ActionParseError as exc:
             parsed, parse_error = A.Noop(), str(exc)
+        except (RecursionError, MemoryError) as exc:  # a pathologically nested string
+            parsed, parse_error = A.Noop(), f"not a single action call: too deeply nested ({type(exc).__name__})"
         else:
             parse_error = None
         try:
@@ -157,7 +159,11 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
 
     def _runtime_failure(self, episode: Episode, action: Any, exc: Exception) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """The browser crashed or hung: end the episode as not executable, restart next reset."""
-        message = f"the browser failed during this step ({type(exc).__name__}: {str(exc)[:200]}); the episode is not executable"
+        if isinstance(exc, TimeoutError):
+            cause = f"no answer from the browser within {self._step_timeout_s():.1f} s: a hung page"
+        else:
+            cause = f"{type(exc).__name__}: {str(exc)[:200]}"
+        message = f"the browser failed during this step ({cause}); the episode is not executable"
         result = ActionResult.failed(ActionErrorKind.BROWSER_ERROR, message)
         self._ended = True
         if self._runtime is not None:

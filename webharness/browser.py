@@ -13,6 +13,7 @@ import atexit
 import concurrent.futures
 import os
 import shutil
+import signal
 import threading
 import weakref
 from collections.abc import Coroutine
@@ -38,6 +39,11 @@ LAUNCH_ARGS = (
     "--disable-dev-shm-usage",
     "--disable-features=Translate,MediaRouter,OptimizationHints",
 )
+# Launching Chromium on a loaded machine can take several seconds; this bounds it.
+LAUNCH_TIMEOUT_MS = 60_000
+# A graceful close (browser, then Playwright's driver) gets this long before the browser
+# process is killed; a hung renderer must not hang the harness.
+CLOSE_TIMEOUT_S = 10.0
 INSTALL_HINT = (
     "No Chromium was found. Install one of:\n"
     "  - Debian/Ubuntu: sudo apt-get install -y chromium\n"
@@ -81,6 +87,7 @@ class BrowserHost:
         self._thread: threading.Thread | None = None
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
+        self._browser_pid: int | None = None  # to kill it when a graceful close hangs
         self._lock = threading.Lock()
         _LIVE_HOSTS.add(self)
 
@@ -109,6 +116,11 @@ class BrowserHost:
             return self._loop
 
     # --- the browser --------------------------------------------------------------------
+    @property
+    def launched(self) -> bool:
+        """Whether a browser is running (the next page will not pay for a launch)."""
+        return self._browser is not None and self._browser.is_connected()
+
     async def browser(self) -> Browser:
         """The running browser, launched on first use and relaunched if it died."""
         if self._browser is not None and self._browser.is_connected():
@@ -118,10 +130,12 @@ class BrowserHost:
         executable = find_chromium(self._playwright.chromium.executable_path)
         try:
             self._browser = await self._playwright.chromium.launch(
-                executable_path=executable, headless=self.headless, args=list(LAUNCH_ARGS)
+                executable_path=executable, headless=self.headless, args=list(LAUNCH_ARGS),
+                timeout=LAUNCH_TIMEOUT_MS,
             )
         except Exception as exc:  # Playwright raises its generic Error on launch failures
             raise BrowserError(f"could not launch Chromium at {executable}: {exc}") from exc
+        self._browser_pid = await _browser_pid(self._browser)
         return self._browser
 
     async def _shutdown(self) -> None:
@@ -135,22 +149,57 @@ class BrowserHost:
             await self._playwright.stop()
             self._playwright = None
 
-    def close(self) -> None:
-        """Close the browser, stop Playwright and the thread. Safe to call twice."""
+    def kill(self) -> None:
+        """Kill the browser process at once (a hung or crashed browser); ``close`` still
+        has to run to stop Playwright and the thread. Its child processes exit with it."""
+        pid, self._browser_pid = self._browser_pid, None
+        if pid is None:
+            return
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # already gone
+
+    def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
+        """Close the browser, stop Playwright and the thread. Safe to call twice.
+
+        Bounded: when the graceful close takes longer than ``timeout`` seconds (a hung
+        renderer, a stopped browser), the browser process is killed.
+        """
         with self._lock:
             loop, thread = self._loop, self._thread
             self._loop = self._thread = None
         if loop is None:
             return
+        graceful = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
         try:
-            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(30)
-        except Exception:  # a dead browser must not stop the loop from ending
-            pass
+            graceful.result(timeout)
+        except Exception:  # a dead or hung browser must not stop the loop from ending
+            graceful.cancel()
+            self.kill()
+            try:  # the driver notices the dead browser and stops quickly now
+                asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout)
+            except Exception:
+                pass
+        self._browser_pid = None
         loop.call_soon_threadsafe(loop.stop)
         if thread is not None:
-            thread.join(10)
-        loop.close()
+            thread.join(timeout)
+        if thread is None or not thread.is_alive():
+            loop.close()
         _LIVE_HOSTS.discard(self)
+
+
+async def _browser_pid(browser: Browser) -> int | None:
+    """The browser process id, asked over CDP (Playwright does not expose it)."""
+    try:
+        cdp = await browser.new_browser_cdp_session()
+        info = await cdp.send("SystemInfo.getProcessInfo")
+        await cdp.detach()
+    except Exception:  # not fatal: only the forced close needs it
+        return None
+    pids = [p["id"] for p in info.get("processInfo", []) if p.get("type") == "browser"]
+    return int(pids[0]) if pids else None
 
 
 _LIVE_HOSTS: weakref.WeakSet[BrowserHost] = weakref.WeakSet()

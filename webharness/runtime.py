@@ -7,9 +7,10 @@ while the agent works on the current episode, so ``reset`` only navigates.
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 from typing import Any, Coroutine, TypeVar
 
-from webharness.browser import BrowserHost
+from webharness.browser import LAUNCH_TIMEOUT_MS, BrowserHost
 from webharness.page_session import PageSession
 
 T = TypeVar("T")
@@ -21,6 +22,7 @@ class BrowserRuntime:
         self.headless = headless
         self.host = BrowserHost(headless=headless)
         self._next: concurrent.futures.Future[PageSession] | None = None
+        self._closing: list[threading.Thread] = []  # hosts thrown away, closing in the background
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         return self.host.run(coro, timeout)
@@ -35,7 +37,9 @@ class BrowserRuntime:
             except Exception:  # a pre-warm that failed (browser died): open afresh
                 session = None
         if session is None:
-            session = self.host.run(self._open(), timeout)
+            # The first page of a browser pays for its launch, which has its own bound.
+            launch_s = 0.0 if self.host.launched else LAUNCH_TIMEOUT_MS / 1000
+            session = self.host.run(self._open(), timeout + launch_s)
         return session
 
     def prewarm(self) -> None:
@@ -52,11 +56,22 @@ class BrowserRuntime:
         return await PageSession.open(browser, self.viewport)
 
     def restart(self) -> None:
-        """Throw away the browser (after a crash or a hung page) and start clean."""
+        """Throw away the browser (after a crash or a hung page) and start clean.
+
+        Returns at once: the old browser is killed, and its host (Playwright's driver and
+        thread) is closed in the background; ``close`` waits for that. The next page
+        launches a new browser.
+        """
         self._next = None
-        self.host.close()
-        self.host = BrowserHost(headless=self.headless)
+        old, self.host = self.host, BrowserHost(headless=self.headless)
+        old.kill()
+        closer = threading.Thread(target=old.close, name="webharness-browser-close", daemon=True)
+        closer.start()
+        self._closing = [t for t in self._closing if t.is_alive()] + [closer]
 
     def close(self) -> None:
         self._next = None
         self.host.close()
+        for closer in self._closing:
+            closer.join()  # bounded: BrowserHost.close kills what does not close in time
+        self._closing.clear()
