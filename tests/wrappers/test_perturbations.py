@@ -228,6 +228,7 @@ def test_latency_shows_in_the_time_a_reset_takes(form):
     perturbed = _load_ms(env, 6)
     delays = {e["detail"]["url"]: e["detail"]["delay_ms"] for e in events(_info_events(env), "latency") if e["step"] == 0}
     assert set(delays) == {"/index.html", "/api/contacts"}
+    assert sum(delays.values()) >= 1000  # seed 6 delays both by seconds (a seeded fact)
     # The document and the first API call are waited for one after the other.
     assert perturbed - clean >= 0.9 * (delays["/index.html"] + delays["/api/contacts"])
     assert perturbed / clean > 1.5
@@ -325,7 +326,7 @@ def test_same_seed_same_perturbations_step_by_step(form):
 
 
 # --- the oracle survives every perturbation -------------------------------------------
-MATRIX_SEEDS = (1, 2)
+MATRIX_SEEDS = (1,)
 
 
 @pytest.fixture(scope="module")

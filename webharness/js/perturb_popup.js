@@ -29,7 +29,7 @@
           <span style="font-weight:700">Support · we're online</span>
           <button type="button" data-dismiss aria-label="Close chat" style="${BUTTON}background:transparent;color:#fff;border-color:#ffffff66;padding:2px 10px">✕</button></div>
         <div style="padding:18px;flex:1;background:#f1f3f5">
-          <p style="background:#fff;border-radius:12px;padding:10px 14px;margin:0 0 10px;max-width:80%">Hi there 👋</p>
+          <p style="background:#fff;border-radius:12px;padding:10px 14px;margin:0 0 10px;max-width:80%">Hi there!</p>
           <p style="background:#fff;border-radius:12px;padding:10px 14px;margin:0;max-width:80%">Can we help you with anything today? Our team usually replies in a few minutes.</p></div>
         <div style="padding:14px 18px;border-top:1px solid #dee2e6;color:#868e96">Type a message…</div>`,
     },

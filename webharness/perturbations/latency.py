@@ -1,7 +1,8 @@
 """Latency: the site's documents and API calls answer late.
 
 Each request of the site (a document, a fetch or an XHR to the task's origins) waits
-``u × MAX_DELAY_S × strength`` seconds before it is served, with ``u`` in [0.1, 1] drawn
+``u² × MAX_DELAY_S × strength`` seconds before it is served, with ``u`` uniform in [0, 1]
+(so most requests are a little late and a few very late, as on real networks), drawn
 from the episode's generator *per request*: keyed on method, URL and how many times that
 same request came before, so the same seed delays the same request by the same amount
 whatever order concurrent requests arrive in.
@@ -37,8 +38,8 @@ def latency(strength: float, ctx: PerturbationContext) -> HookFactory:
             key = f"{request.method} {request.url}"
             occurrence = seen[key]
             seen[key] += 1
-            u = np.random.default_rng([base, zlib.crc32(key.encode()), occurrence]).uniform(0.1, 1.0)
-            seconds = round(float(u) * MAX_DELAY_S * strength, 3)
+            u = np.random.default_rng([base, zlib.crc32(key.encode()), occurrence]).random()
+            seconds = round(float(u) ** 2 * MAX_DELAY_S * strength, 3)
             record(hooks, ctx.clock.step, "latency", method=request.method, url=shown_url(request.url, ctx),
                    resource=request.resource_type, occurrence=occurrence, delay_ms=round(seconds * 1000))
             await asyncio.sleep(seconds)  # the perturbation itself: a seeded, bounded delay
