@@ -187,6 +187,7 @@ async def _goto(session: PageSession, action: A.Goto, ctx: ExecContext) -> None:
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     if parts.scheme not in ("http", "https") or origin not in ctx.allowed_origins:
+        session.router.record(url)
         raise ActionFailed(K.NAVIGATION_BLOCKED, f"{action.url!r} is outside this task; allowed origins: {', '.join(ctx.allowed_origins)}")
     try:
         await session.goto(url, ctx.timeout_ms)

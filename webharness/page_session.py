@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import re
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -15,12 +16,15 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page
+from playwright.async_api import Browser, BrowserContext, CDPSession, ConsoleMessage, Download, Page
 from playwright.async_api import Error as PlaywrightError
 
 from webharness.site import SiteRouter
 
 AGENT = "window[Symbol.for('webharness.agent')]"
+# Chromium refuses a page's navigations to file://, chrome:// and data: URLs before any
+# request exists (routes never see them); its console message is the only trace left.
+_REFUSED_NAVIGATION = re.compile(r"^Not allowed to (?:load local resource|navigate top frame to data URL): (\S+)")
 
 
 def _agent_script() -> str:
@@ -44,7 +48,12 @@ class PageSession:
         self._cdp: CDPSession | None = None
         self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
         self._loaded = asyncio.Event()
+        self.crashed = False  # the renderer died: nothing more can be observed
         page.on("domcontentloaded", self._on_load)
+        page.on("crash", self._on_crash)
+        page.on("download", self._on_download)
+        page.on("console", self._on_console)
+        context.on("page", self._on_new_page)
 
     @classmethod
     async def open(cls, browser: Browser, viewport: tuple[int, int]) -> PageSession:
@@ -56,12 +65,37 @@ class PageSession:
         router = SiteRouter()
         await context.add_init_script(_agent_script())
         await context.route("**/*", router.handle)
+        await context.route_web_socket(re.compile(".*"), router.handle_websocket)
         page = await context.new_page()
         return cls(context, page, router)
 
     def _on_load(self, _page: Page) -> None:
         self._loads += 1
         self._loaded.set()
+
+    def _on_crash(self, _page: Page) -> None:
+        self.crashed = True
+        self._loaded.set()  # wake a settle waiting for a document that will not come
+
+    # --- containment: what the page tried that the harness refused ------------------------
+    async def _on_new_page(self, page: Page) -> None:
+        """A window the page opened (window.open, target=_blank): recorded and closed."""
+        if page is self.page:
+            return
+        self.router.record(f"new_window: {page.url}")
+        try:
+            await page.close()
+        except PlaywrightError:
+            pass  # already closed
+
+    def _on_download(self, download: Download) -> None:
+        self.router.record(f"download: {download.url}")  # refused: accept_downloads=False
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            refused = _REFUSED_NAVIGATION.match(message.text)
+            if refused:
+                self.router.record(refused.group(1))
 
     async def goto(self, url: str, timeout_ms: float) -> None:
         await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
@@ -72,7 +106,7 @@ class PageSession:
         Returns False when the cap was reached before the page settled.
         """
         deadline = time.monotonic() + cap_ms / 1000
-        while True:
+        while not self.crashed:
             remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
             loads_before = self._loads
             try:
@@ -86,9 +120,10 @@ class PageSession:
                 return not result.get("timedOut", False)
             if not await self._wait_for_new_document(loads_before, deadline):
                 return False
+        return False
 
     async def _wait_for_new_document(self, loads_before: int, deadline: float) -> bool:
-        while self._loads == loads_before:
+        while self._loads == loads_before and not self.crashed:
             self._loaded.clear()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -110,6 +145,8 @@ class PageSession:
 
     async def snapshot(self, min_ref: int) -> Snapshot:
         raw = await self.page.evaluate(f"(o) => {AGENT}.snapshot(o)", {"minRef": min_ref})
+        for entry in raw.get("contained", ()):
+            self.router.record(str(entry))  # permission prompts the page agent refused
         return Snapshot(axtree=raw["axtree"], state=raw["state"], max_ref=raw["maxRef"])
 
     async def screenshot(self) -> np.ndarray:

@@ -17,12 +17,14 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Request, Route
+from playwright.async_api import Request, Route, WebSocketRoute
 
 from webharness.backend import Backend
 
 RUNTIME_PATH = "/__webharness/runtime.js"
 SHARED_PREFIX = "/_shared/"
+# A hostile page can refuse to stop trying: the record is capped, the blocking is not.
+MAX_BLOCKED_RECORDS = 200
 
 # A request hook may delay a request (latency perturbation); a body transform may rewrite
 # an HTML document before the page sees it (theme, label drift, id randomisation).
@@ -42,7 +44,9 @@ class SiteEpisode:
     runtime: dict[str, Any] = field(default_factory=dict)  # seed and params the site's JS sees
     request_hooks: list[RequestHook] = field(default_factory=list)
     html_transforms: list[HtmlTransform] = field(default_factory=list)
-    blocked: list[str] = field(default_factory=list)  # URLs refused, in order
+    # What was refused, in order: request URLs, and "new_window: <url>",
+    # "download: <url>", "permission: <name>" for the other things a page may try.
+    blocked: list[str] = field(default_factory=list)
 
 
 class SiteRouter:
@@ -66,11 +70,31 @@ class SiteRouter:
             elif origin == episode.origin or origin in episode.allowed_origins:
                 await route.continue_()
             else:
-                episode.blocked.append(url[:500])
+                self.record(url)
                 await route.abort("blockedbyclient")
         except PlaywrightError:
             # The page went away while the request was in flight (navigation, close).
             pass
+
+    def record(self, entry: str) -> None:
+        """Note something refused this episode (it shows in ``blocked_requests``)."""
+        episode = self.episode
+        if episode is not None and len(episode.blocked) < MAX_BLOCKED_RECORDS:
+            episode.blocked.append(entry[:500])
+
+    async def handle_websocket(self, ws: WebSocketRoute) -> None:
+        """WebSockets bypass request routes: the same origin rule, applied to them."""
+        episode = self.episode
+        parts = urlsplit(ws.url)
+        origin = f"{_HTTP_SCHEME.get(parts.scheme, parts.scheme)}://{parts.netloc}"
+        try:
+            if episode is not None and (origin == episode.origin or origin in episode.allowed_origins):
+                ws.connect_to_server()
+            else:
+                self.record(ws.url)
+                await ws.close(code=1008, reason="blocked by webharness")
+        except PlaywrightError:
+            pass  # the page went away
 
     async def _serve_site(self, route: Route, request: Request, episode: SiteEpisode) -> None:
         path = urlsplit(request.url).path or "/"
@@ -161,6 +185,9 @@ def _site_file(site_dir: Path, path: str) -> Path | None:
     if not candidate.is_relative_to(root) or not candidate.is_file():
         return None
     return candidate
+
+
+_HTTP_SCHEME = {"ws": "http", "wss": "https"}
 
 
 def _origin(url: str) -> str:

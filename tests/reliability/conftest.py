@@ -88,7 +88,7 @@ class LocalServer:
         return f"http://127.0.0.1:{self.port}"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def local_server() -> Iterator[LocalServer]:
     hits: list[str] = []
 
