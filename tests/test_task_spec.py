@@ -17,7 +17,7 @@ FORM = yaml.safe_load((task_dir("form") / "task.yaml").read_text())
 
 def write(tmp_path, data):
     path = tmp_path / "task.yaml"
-    path.write_text(yaml.safe_dump(data) if not isinstance(data, str) else data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False) if not isinstance(data, str) else data)
     return path
 
 
@@ -61,3 +61,11 @@ def test_the_same_seed_gives_the_same_instance():
     one = instantiate(spec, 5, np.random.default_rng(5)).instance
     two = instantiate(spec, 5, np.random.default_rng(5)).instance
     assert one == two and "{{" not in one.instruction
+
+
+def test_a_template_parameter_must_come_after_the_ones_it_uses(tmp_path):
+    data = copy.deepcopy(FORM)
+    params = list(data["params"].items())
+    data["params"] = dict([params[2], *params[:2], *params[3:]])  # "name" before "first"/"last"
+    with pytest.raises(TaskSpecError, match="must be declared before 'name'"):
+        load_task(write(tmp_path, data))

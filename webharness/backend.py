@@ -160,7 +160,7 @@ class Backend:
         rows = self.rows(rule.collection)
         for group in rule.groups:
             if all(str(data.get(f) or "").strip() for f in group) and any(
-                all(str(row.get(f, "")).strip().lower() == str(data[f]).strip().lower() for f in group) for row in rows
+                all(str(row.get(f, "")).strip() == str(data[f]).strip() for f in group) for row in rows  # passwords: case counts
             ):
                 return True
         return False

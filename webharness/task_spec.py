@@ -164,6 +164,14 @@ def _check_consistency(file: str, spec: TaskSpec, raw: dict[str, Any]) -> None:
     for name in spec.withheld:
         if name not in known:
             raise TaskSpecError(file, "withheld", name, f"no such parameter (has: {sorted(known)})")
+    declared: list[str] = []
+    for name, param in spec.params.items():
+        template = getattr(param, "template", "")
+        later = placeholders(template) - set(declared)
+        if later:
+            raise TaskSpecError(file, f"params.{name}.template", template,
+                                f"uses {sorted(later)}, which must be declared before {name!r}")
+        declared.append(name)
     for field, text in _templated_strings(raw):
         missing = placeholders(text) - known
         if missing:

@@ -29,6 +29,16 @@
       return origFetch.apply(this, args).finally(() => { state.pending--; state.lastMutation = performance.now(); });
     };
   }
+  // A response's body is read after fetch() resolves; count the read as in flight too, so a
+  // page that fetches, reads the JSON, then renders is not seen as quiet in between.
+  for (const reader of ["json", "text", "arrayBuffer", "blob", "formData"]) {
+    const original = Response.prototype[reader];
+    if (!original) continue;
+    Response.prototype[reader] = function (...args) {
+      state.pending++;
+      return original.apply(this, args).finally(() => { state.pending--; state.lastMutation = performance.now(); });
+    };
+  }
   const origSend = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     state.pending++;
@@ -289,7 +299,9 @@
         });
       }
       if (role === "link" && el.getAttribute("href")) lines.push({ depth: depth + 1, text: "- /url: " + el.getAttribute("href") });
-      if (!leaf || el.tagName === "SELECT") {
+      // A heading usually stands for its text, but a link inside it (<h3><a>) must stay reachable.
+      const holdsControls = role === "heading" && el.querySelector("a[href],button,input,select,textarea");
+      if (!leaf || el.tagName === "SELECT" || holdsControls) {
         for (const child of el.childNodes) visit(child, depth + 1);
         if (el.shadowRoot) for (const child of el.shadowRoot.childNodes) visit(child, depth + 1);
       }
