@@ -1,0 +1,125 @@
+"""The runner and its reports: results appended as they finish, resume, backends, HTML."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from webharness.browser import LAUNCH_ARGS, find_chromium
+from webharness.errors import AgentUnavailableError
+from webharness.evaluation import read_attempts
+from webharness.run_report import report_run, score_run
+from webharness.runner import RunConfig, RunError, match_tasks, prepare_run, run_jobs
+
+SMALL = dict(agents=["oracle", "heuristic"], tasks=["form", "stats"], seeds=[0, 1], obs_mode="text")
+
+
+def run(tmp_path: Path, resume: bool = False, **overrides) -> tuple[RunConfig, list]:
+    config = RunConfig(**{**SMALL, **overrides})
+    jobs = prepare_run(config, tmp_path, resume=resume)
+    return config, run_jobs(jobs, config, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("run")
+    run(run_dir)
+    return run_dir
+
+
+def test_every_episode_is_recorded_once_with_its_trace(finished_run):
+    attempts = read_attempts(finished_run / "results.jsonl")
+    keys = [a.key() for a in attempts]
+    assert len(keys) == len(set(keys)) == 2 * 2 * 2
+    assert all((finished_run / a.trace_dir / "steps.jsonl").is_file() for a in attempts)
+    assert json.loads((finished_run / "manifest.json").read_text())["episodes"] == 8
+
+
+def test_the_oracle_passes_and_its_runs_follow_the_golden_path(finished_run):
+    oracle = [a for a in read_attempts(finished_run / "results.jsonl") if a.runner == "oracle"]
+    assert all(a.passed and a.failure_code is None and a.fidelity == pytest.approx(1.0) for a in oracle)
+
+
+def test_a_run_folder_with_results_is_not_overwritten_without_resume(finished_run):
+    with pytest.raises(RunError, match="--resume"):
+        prepare_run(RunConfig(**SMALL), finished_run, resume=False)
+
+
+def test_resume_runs_only_what_is_missing(tmp_path):
+    run(tmp_path, seeds=[0])
+    first = read_attempts(tmp_path / "results.jsonl")
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    (tmp_path / "results.jsonl").write_text("\n".join(lines[:2]) + "\n")  # as if killed after two
+    _, resumed = run(tmp_path, resume=True, seeds=[0])
+    final = read_attempts(tmp_path / "results.jsonl")
+    assert len(resumed) == len(first) - 2
+    assert sorted(a.key() for a in final) == sorted(a.key() for a in first)
+
+
+def test_rescoring_saved_traces_offline_gives_the_same_results(finished_run):
+    live = read_attempts(finished_run / "results.jsonl")
+    offline = {a.key(): a for a in score_run(finished_run)}
+    for attempt in live:
+        again = offline[attempt.key()]
+        assert (again.passed, again.failure_code, again.root_cause, again.failure_step, again.first_divergence_step) == (
+            attempt.passed, attempt.failure_code, attempt.root_cause, attempt.failure_step, attempt.first_divergence_step)
+
+
+def test_the_html_report_renders_in_a_browser_without_errors(finished_run):
+    paths = report_run(finished_run)
+    html = paths["html"]
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=find_chromium(), args=list(LAUNCH_ARGS))
+        page = browser.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(html.resolve().as_uri())
+        charts = page.locator("svg").count()
+        page.locator("details").first.evaluate("d => d.open = true")
+        timeline_images = page.locator("details img").count()
+        visible = page.locator("details img").first.is_visible()
+        browser.close()
+    assert errors == []
+    assert charts >= 2 and timeline_images > 0 and visible  # success by category, steps
+    assert (finished_run / "report.md").read_text().startswith("#")
+
+
+def test_unknown_task_patterns_are_refused_with_a_suggestion():
+    with pytest.raises(RunError, match="Did you mean"):
+        match_tasks(["WebEval/fomr-v0"])
+    assert match_tasks(["WebEval/form*"]) == ["WebEval/form-v0"]
+
+
+def test_an_unavailable_llm_stops_the_run_and_counts_nothing(tmp_path, monkeypatch):
+    for var in ("WEBHARNESS_LLM_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("WEBHARNESS_LLM_MODEL", "some-model")
+    with pytest.raises(AgentUnavailableError):
+        run(tmp_path, agents=["llm"], tasks=["form"], seeds=[0])
+    assert read_attempts(tmp_path / "results.jsonl") == []
+
+
+def test_two_worker_processes_run_the_same_episodes(tmp_path):
+    _, attempts = run(tmp_path, agents=["oracle"], workers=2)
+    assert len(attempts) == 4 and all(a.passed for a in attempts)
+
+
+@pytest.mark.slow
+def test_the_ray_backend_runs_the_same_episodes_on_a_local_ray(tmp_path):
+    pytest.importorskip("ray", reason="Ray is in the dev extra; install it with pip install -e .[dev]")
+    _, attempts = run(tmp_path, agents=["oracle"], tasks=["form"], seeds=[0, 1], backend="ray", workers=2)
+    assert sorted(a.seed for a in attempts) == [0, 1] and all(a.passed for a in attempts)
+
+
+def test_the_run_command_prints_the_summary_and_the_report_path(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "webharness.cli", "run", "--agents", "oracle", "--tasks", "form", "--seeds", "0",
+         "--obs-mode", "text", "--out", str(tmp_path / "cli")],
+        capture_output=True, text=True, timeout=300, check=True).stdout
+    assert "oracle" in out and "100.0%" in out and "report.html" in out
