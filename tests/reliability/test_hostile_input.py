@@ -1,0 +1,238 @@
+"""Hostile input: action strings are parsed, never run; task files are a TaskSpecError or
+a valid spec; text an agent types is typed, never injected into the page."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.reliability.conftest import hostile_env
+from webharness import TaskSpecError, load_task, task_names
+from webharness import actions as A
+from webharness.action_result import ActionErrorKind
+from webharness.catalogue import task_dir
+from webharness.failures import ERROR_CODES, FailureCode
+
+CANARY = Path("/tmp/webharness-reliability-pwned")
+PAYLOAD = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
+
+
+@pytest.fixture(scope="module")
+def env():
+    CANARY.unlink(missing_ok=True)
+    env = hostile_env()
+    env.reset(seed=0)
+    yield env
+    env.close()
+    assert not CANARY.exists(), "an action string was executed"
+
+
+# --- action strings through env.step -----------------------------------------------------
+_CODE = [
+    f"__import__('os').system('touch {CANARY}')",
+    f"click(__import__('os').system('touch {CANARY}'))",
+    f"fill('e1', open('{CANARY}', 'w').write('x'))",
+    f"exec(\"open('{CANARY}', 'w')\")", f"eval(\"open('{CANARY}', 'w')\")",
+    f"click('e1') or __import__('os').system('touch {CANARY}')",
+    f"[click('e1'), __import__('os').system('touch {CANARY}')]",
+    f"click(\"e1\"); __import__('os').system('touch {CANARY}')",
+    f"(lambda: __import__('os').system('touch {CANARY}'))()",
+    f"click(*[__import__('os').system('touch {CANARY}')])",
+    f"fill('e1', f\"{{__import__('os').system('touch {CANARY}')}}\")",
+    "getattr(__builtins__, 'exec')('1')", "().__class__.__base__.__subclasses__()",
+    "click.__globals__", "A.Click", "__import__", "breakpoint()", "globals()",
+]
+_DEEP = [
+    "click(" + "not " * 2490 + "1)",  # RecursionError in the parser's error message
+    "click(" + "-" * 9990 + "1)", "click(" + "~" * 9990 + "1)",
+    "(" * 5000 + ")" * 5000, "[" * 4000 + "]" * 4000, "click(" + "a." * 4990 + "b)",
+    "click(" + "[" * 3000 + "'e1'" + "]" * 3000 + ")", "click('e1')" + "[0]" * 3000,
+    "fill('e1', " + "'a' + " * 2000 + "'a')", "x" * 1_000_000, "click('" + "e" * 200_000 + "')",
+]
+_UNICODE = ["click('e1\u202e')", "ｃｌｉｃｋ('e1')", "click('\ud800')", "click('e1')\u2028x", "\x00", "click(\"e1\x00\")",
+            "fill('e1', '\U0001f4a9' * 3000)", "\ufeffclick('e1')", "click('e1'  # comment", "click('e1')\n\nimport os"]
+
+
+def _strings() -> st.SearchStrategy[str]:
+    names = st.sampled_from([*A._SIGNATURES, "exec", "eval", "__import__", "open", "getattr", "compile"])
+    args = st.lists(st.one_of(st.text(max_size=30), st.integers(), st.floats(allow_nan=True), st.sampled_from(_CODE)),
+                    max_size=3)
+    calls = st.builds(lambda n, a: f"{n}({', '.join(map(repr, a)) if not isinstance(a, str) else a})", names, args)
+    code_args = st.builds(lambda n, c: f"{n}({c})", names, st.sampled_from(_CODE))
+    return st.one_of(st.text(max_size=300), calls, code_args, st.sampled_from(_CODE + _DEEP + _UNICODE),
+                     st.text(alphabet=st.characters(codec="utf-8"), min_size=0, max_size=50).map(lambda t: f"click({t})"))
+
+
+def _assert_clean(env, text: str) -> None:
+    try:
+        A.parse_action(text)
+        parses = True
+    except (A.ActionParseError, RecursionError, MemoryError):
+        parses = False
+    obs, _, terminated, truncated, info = env.step(text)
+    if not parses:
+        assert info["action_result"].error is ActionErrorKind.UNPARSEABLE
+        assert obs["last_action_error"] and not (terminated or truncated)
+    assert "episode_end" not in info or not info["episode_end"].not_executable
+    if terminated or truncated:
+        env.reset(seed=0)
+    assert not CANARY.exists()
+
+
+@pytest.mark.parametrize("text", _CODE + _DEEP + _UNICODE)
+def test_hostile_action_strings_come_back_unparseable_and_never_run(env, text):
+    _assert_clean(env, text)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_strings())
+def test_any_action_string_through_step_is_clean(env, text):
+    _assert_clean(env, text)
+
+
+def test_an_unparseable_action_is_a_model_protocol_failure():
+    assert ERROR_CODES[ActionErrorKind.UNPARSEABLE] is FailureCode.MODEL_PROTOCOL
+
+
+# --- task files ---------------------------------------------------------------------------
+def _load(tmp_path: Path, data: Any) -> None:
+    path = tmp_path / "task.yaml"
+    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, allow_unicode=True))
+    try:
+        load_task(path)
+    except TaskSpecError:
+        pass
+
+
+_json = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20)),
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(max_size=10), children, max_size=4)),
+    max_leaves=20,
+)
+_REAL = {name: yaml.safe_load((task_dir(name) / "task.yaml").read_text()) for name in task_names()}
+_FIELDS = sorted({key for spec in _REAL.values() for key in spec})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(_json, st.dictionaries(st.sampled_from(_FIELDS), _json, max_size=8)))
+def test_any_yaml_document_is_a_spec_or_a_task_spec_error(tmp_path, data):
+    _load(tmp_path, data)
+
+
+def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += _paths(child, (*prefix, key))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            found += _paths(child, (*prefix, i))
+    return found
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(sorted(_REAL)), data=st.data())
+def test_mutated_real_task_files_are_a_spec_or_a_task_spec_error(tmp_path, name, data):
+    spec = copy.deepcopy(_REAL[name])
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_paths(spec)[1:]))
+        parent = spec
+        for key in path[:-1]:
+            parent = parent[key]
+        how = data.draw(st.sampled_from(["delete", "replace", "wrap", "duplicate"]))
+        if how == "delete":
+            del parent[path[-1]]
+        elif how == "replace":
+            parent[path[-1]] = data.draw(_json)
+        elif how == "wrap":
+            parent[path[-1]] = [parent[path[-1]]]
+        elif isinstance(parent, list):
+            parent.append(copy.deepcopy(parent[path[-1]]))
+    _load(tmp_path, spec)
+
+
+_FILE_BUGS = "load_task lets this escape as a non-TaskSpecError: task_spec.py needs the fix (see docs/reliability.md)"
+
+
+@pytest.mark.parametrize("text", [
+    "id: !!python/object/apply:os.system ['touch /tmp/webharness-reliability-pwned']\n",
+    "a: &a [*a]\n", "id: x\nid: y\n", "- just\n- a list\n", "", "\t\x00", "{" * 50 + "}" * 50,
+])
+def test_hostile_yaml_text_is_a_task_spec_error(tmp_path, text):
+    with pytest.raises(TaskSpecError):
+        load_task(_write(tmp_path, text))
+    assert not CANARY.exists()
+
+
+@pytest.mark.xfail(strict=True, reason=_FILE_BUGS)
+@pytest.mark.parametrize("content", [
+    b"\xff\xfe\x00id: x",  # not UTF-8: UnicodeDecodeError
+    b"id: x\ncategory: " + b"[" * 5000 + b"]" * 5000,  # deep nesting: RecursionError
+    b"id: x\nmax_steps: " + b"9" * 5000,  # an int too long to convert: ValueError
+])
+def test_pathological_task_files_are_a_task_spec_error(tmp_path, content):
+    path = tmp_path / "task.yaml"
+    path.write_bytes(content)
+    with pytest.raises(TaskSpecError):
+        load_task(path)
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "task.yaml"
+    path.write_text(text)
+    return path
+
+
+# --- typed text stays text ------------------------------------------------------------------
+def _ref(info, role, name):
+    return info["semantic_state"].find(role, name)[0].ref
+
+
+def _assert_not_injected(info):
+    state = info["semantic_state"]
+    assert state.title == "Hostile", "typed markup ran in the page"
+    assert not any(e.role == "img" for e in state.elements)
+
+
+def test_fill_types_markup_as_text(env):
+    _, info = env.reset(seed=0)
+    info = env.step(f"fill({_ref(info, 'textbox', 'Notes')!r}, {PAYLOAD!r})")[4]
+    assert info["semantic_state"].find("textbox", "Notes")[0].value == PAYLOAD
+    _assert_not_injected(info)
+
+
+def test_keyboard_type_types_markup_as_text(env):
+    _, info = env.reset(seed=0)
+    info = env.step(f"click({_ref(info, 'textbox', 'Name')!r})")[4]
+    info = env.step(f"keyboard_type({PAYLOAD!r})")[4]
+    assert info["semantic_state"].find("textbox", "Name")[0].value == PAYLOAD
+    _assert_not_injected(info)
+
+
+def test_select_option_with_markup_picks_the_option_by_its_text(env):
+    _, info = env.reset(seed=0)
+    option = "<img src=x onerror=\"document.title='pwned'\">"
+    info = env.step(f"select_option({_ref(info, 'combobox', 'Pick')!r}, {option!r})")[4]
+    assert info["action_result"].ok
+    assert info["semantic_state"].find("combobox", "Pick")[0].value == option
+    info = env.step(f"select_option({_ref(info, 'combobox', 'Pick')!r}, {PAYLOAD!r})")[4]
+    assert info["action_result"].error is ActionErrorKind.INVALID_ARGUMENT
+    _assert_not_injected(info)
+
+
+@pytest.mark.parametrize("action", ["send_msg_to_user", "ask_user", "report_infeasible"])
+def test_messages_with_markup_are_kept_as_text_and_never_reach_the_page(env, action):
+    obs, info = env.reset(seed=0)
+    obs, _, _, _, info = env.step(f"{action}({PAYLOAD!r})")
+    _assert_not_injected(info)
+    assert PAYLOAD not in info["semantic_state"].text
+    if action == "send_msg_to_user":
+        assert env.unwrapped.episode.final_answer == PAYLOAD
+    if action == "ask_user":
+        assert obs["user_messages"] and PAYLOAD not in obs["user_messages"][-1]
