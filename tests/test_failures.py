@@ -235,6 +235,28 @@ def test_action_no_effect_on_enabled_control_is_an_execution_failure() -> None:
         FailureCode.ACTION_NO_EFFECT, 1, RootCauseStage.EXECUTION)
 
 
+def test_click_on_a_heading_is_a_perception_failure() -> None:
+    # The page found e8 (no ref error) but the agent saw no control with that ref: a heading.
+    trace = run(('click("e8")', form(), NO_CHANGE), ("done()", form(), NO_CHANGE))
+    annotation = annotate(trace)
+    assert (annotation.code, annotation.step, annotation.stage) == (
+        FailureCode.ACTION_NO_EFFECT, 1, RootCauseStage.PERCEPTION)
+    assert annotation.evidence["target_interactive"] is False and annotation.evidence["element"] is None
+
+
+def test_an_unknown_ref_is_not_called_a_non_interactive_target() -> None:
+    trace = run(('click("e99")', form(), {"error": ActionErrorKind.UNKNOWN_REF}), ("done()", form(), NO_CHANGE))
+    assert "target_interactive" not in annotate(trace).evidence
+
+
+def test_clicks_that_only_focus_a_field_or_reselect_a_tab_are_not_action_no_effect() -> None:
+    page = form(extra=(el("e4", "tab", "Public reply", selected=True),))
+    trace = run(('click("e4")', page, NO_CHANGE), ('click("e2")', page, NO_CHANGE),
+                ('keyboard_type("ada@example.org")', form(email="ada@example.org", extra=page.elements[3:])),
+                start=page, ended_by="max_steps")
+    assert codes(annotate(trace)) == []
+
+
 def test_fill_with_the_value_already_there_is_not_action_no_effect() -> None:
     page = form(email="ada@example.org")
     trace = run(('fill("e2", "ada@example.org")', page, NO_CHANGE), start=page, ended_by="max_steps")
@@ -301,13 +323,33 @@ def test_waiting_timeout_when_answering_while_the_page_shows_loading() -> None:
     assert annotation.evidence["busy"] and annotation.false_success
 
 
-def test_waiting_timeout_when_answer_is_not_yet_in_the_page_text() -> None:
+@pytest.mark.parametrize("answer", ["17 orders", "done"])
+def test_an_answer_missing_from_a_settled_page_is_task_incomplete_not_waiting(answer: str) -> None:
+    # Nothing was loading: a made-up answer (or "done" as a message) is a decision failure.
     empty = form(text="Orders")
-    trace = run(('click("e3")', empty), ('send_msg_to_user("17 orders")', empty, NO_CHANGE),
-                ended_by="send_msg_to_user", final_answer="17 orders")
+    trace = run(('click("e3")', empty), (f'send_msg_to_user("{answer}")', empty, NO_CHANGE),
+                ended_by="send_msg_to_user", final_answer=answer)
+    annotation = annotate(trace)
+    assert (annotation.code, annotation.step, annotation.stage) == (
+        FailureCode.TASK_INCOMPLETE, 2, RootCauseStage.DECISION)
+    assert annotation.false_success
+
+
+def test_waiting_timeout_when_answering_while_a_report_is_generating() -> None:
+    running = form(alerts=("Generating report… Collecting transactions",),
+                   extra=(el("e6", "button", "Running…", disabled=True),), text="Gross sales $1,200")
+    trace = run(('click("e3")', running), ('send_msg_to_user("$1,200")', running, NO_CHANGE),
+                ended_by="send_msg_to_user", final_answer="$1,200")
     annotation = annotate(trace)
     assert (annotation.code, annotation.step) == (FailureCode.WAITING_TIMEOUT, 2)
-    assert annotation.evidence["answer_in_page"] is False
+    assert annotation.evidence["busy"] == ["button 'Running…'", "Generating report… Collecting transactions"]
+
+
+def test_a_disabled_button_without_an_ellipsis_is_not_a_loading_sign() -> None:
+    page = form(submit_disabled=True, text="Total $5")
+    trace = run(('send_msg_to_user("$5")', page, NO_CHANGE), start=page,
+                ended_by="send_msg_to_user", final_answer="$5")
+    assert annotate(trace).code is FailureCode.TASK_INCOMPLETE
 
 
 def test_waiting_timeout_for_an_action_timeout() -> None:
@@ -339,6 +381,17 @@ def test_no_user_input_required_when_the_agent_asked() -> None:
     assert annotate(trace).code is FailureCode.TASK_INCOMPLETE
 
 
+def test_a_value_spelled_out_in_the_instruction_is_not_invented() -> None:
+    # The street is two params joined ("93 Elm Row"): the instruction gives it, no invention.
+    params = {**PHONE_PARAMS, "house": 93, "street": "Elm Row"}
+    trace = run(('fill("e1", "93 Elm Row")', PHONE_FORM), ("done()", PHONE_FORM, NO_CHANGE),
+                start=PHONE_FORM, params=params)
+    trace.task.instruction = "Deliver to Ada, 93 Elm Row."
+    annotation = annotate(trace)
+    assert annotation.code is FailureCode.TASK_INCOMPLETE
+    assert FailureCode.USER_INPUT_REQUIRED not in [code for _, code in codes(annotation)]
+
+
 @pytest.mark.parametrize("repeats", [2, 3, 4])
 def test_repeated_action_needs_three_consecutive_identical_ineffective_actions(repeats: int) -> None:
     page = form(submit_disabled=True)
@@ -351,6 +404,22 @@ def test_repeated_action_needs_three_consecutive_identical_ineffective_actions(r
     else:
         assert annotation.code is FailureCode.ACTION_NO_EFFECT
         assert FailureCode.REPEATED_ACTION not in [code for _, code in codes(annotation)]
+
+
+@pytest.mark.parametrize("action", ["wait(1000)", "noop()", "scroll(0, 200)", 'hover("e3")'])
+def test_actions_that_need_not_change_anything_never_form_a_repeated_run(action: str) -> None:
+    waits = [(action, form(), NO_CHANGE)] * 4
+    annotation = annotate(run(*waits, ended_by="max_steps"))
+    assert (annotation.code, annotation.step) == (FailureCode.TASK_INCOMPLETE, 4)
+    assert codes(annotation) == []
+
+
+def test_a_repeated_run_that_reaches_the_divergence_is_primary() -> None:
+    page = form(submit_disabled=True)
+    clicks = [('click("e3")', page, NO_CHANGE)] * 3
+    annotation = annotate(run(*clicks, ("done()", page, NO_CHANGE), start=page),
+                          FakeAlignment(first_divergence_step=3))
+    assert (annotation.code, annotation.step) == (FailureCode.REPEATED_ACTION, 1)
 
 
 def test_repeated_action_run_broken_by_another_action_does_not_count() -> None:
@@ -376,6 +445,13 @@ def test_task_incomplete_is_placed_at_the_alignment_divergence() -> None:
     assert (annotation.code, annotation.step) == (FailureCode.TASK_INCOMPLETE, 2)
     assert annotation.evidence["wrong_actions"] == [2]
     assert annotation.evidence["first_divergence_step"] == 2
+
+
+def test_a_divergence_at_step_zero_does_not_place_the_failure_before_any_action() -> None:
+    trace = run(('fill("e1", "Ada")', form()), ("done()", form(), NO_CHANGE))
+    annotation = annotate(trace, FakeAlignment(first_divergence_step=0))
+    assert (annotation.code, annotation.step) == (FailureCode.TASK_INCOMPLETE, 2)
+    assert annotation.evidence["first_divergence_step"] == 0
 
 
 # --- runtime errors --------------------------------------------------------------------

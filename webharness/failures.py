@@ -103,8 +103,7 @@ DEFINITIONS: dict[FailureCode, str] = {
     ),
     FailureCode.WAITING_TIMEOUT: (
         "The agent acted or answered before awaited content arrived: an action timed out "
-        "(TIMEOUT), or the episode was ended while the page showed a loading indicator or "
-        "without the answer in the page text."
+        "(TIMEOUT), or the episode was ended while the page showed a loading indicator."
     ),
     FailureCode.USER_INPUT_REQUIRED: (
         "A detail the task withholds (task.params['_withheld']) was needed; the agent never "
@@ -164,6 +163,8 @@ class StageRefinement(NamedTuple):
 STAGE_REFINEMENTS: tuple[StageRefinement, ...] = (
     # The observation showed the control disabled: the agent missed it, the click was fine.
     StageRefinement(FailureCode.ACTION_NO_EFFECT, "target_disabled", True, RootCauseStage.PERCEPTION),
+    # The ref named a heading, a text or a cell, which the observation showed as no control.
+    StageRefinement(FailureCode.ACTION_NO_EFFECT, "target_interactive", False, RootCauseStage.PERCEPTION),
     # Leaving the task's site is a choice, not a clumsy click.
     StageRefinement(FailureCode.ACTION_NO_EFFECT, "error", ActionErrorKind.NAVIGATION_BLOCKED.value,
                     RootCauseStage.DECISION),
@@ -176,8 +177,11 @@ _CHANGE_EXPECTED = frozenset(
 )
 # Keys that only move focus, which the state fingerprint leaves out on purpose.
 _FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"})
+# Text fields, where a click only moves focus (and the caret).
+_FOCUS_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
 # A control already in the state the action asks for needs no change.
 _ALREADY_SATISFIED: dict[ActionKind, Callable[[Any, Element], bool]] = {
+    ActionKind.CLICK: lambda action, e: e.role in _FOCUS_ROLES or e.selected is True,
     ActionKind.FILL: lambda action, e: e.value == action.text,
     ActionKind.SELECT_OPTION: lambda action, e: e.value == action.option,
     ActionKind.CHECK: lambda action, e: e.checked is True,
@@ -187,7 +191,12 @@ _WRITE_ACTIONS = frozenset({ActionKind.FILL, ActionKind.SELECT_OPTION, ActionKin
 _CLAIMING_ENDS = frozenset({ActionKind.DONE.value, ActionKind.SEND_MSG_TO_USER.value})
 _BUSY_ROLES = frozenset({"progressbar"})
 # Page *content* (not our error messages): the words sites use for a pending load.
-_BUSY_WORDS = re.compile(r"\b(loading|please wait|fetching)\b", re.IGNORECASE)
+_BUSY_WORDS = re.compile(r"\b(loading|please wait|fetching|generating)\b", re.IGNORECASE)
+# A disabled button named like "Running…" or "Saving...": work under way.
+_WORKING_SUFFIXES = ("…", "...")
+# Errors after which the page never found the ref's node, so nothing is known about it.
+_TARGET_UNSEEN = frozenset({ActionErrorKind.UNPARSEABLE, ActionErrorKind.UNKNOWN_REF,
+                            ActionErrorKind.STALE_REF, ActionErrorKind.BROWSER_ERROR})
 
 _NOTE_TEXT: dict[FailureCode, str] = {
     FailureCode.MODEL_PROTOCOL: "the output is not a valid action",
@@ -377,12 +386,18 @@ def _repeated_actions(trace: EpisodeTrace) -> list[StepFailure]:
 
 
 def _repeat_key(trace: EpisodeTrace, pos: int) -> str | None:
-    """The normalised action when it was ineffective (and an action at all), else None."""
+    """The normalised action when it was ineffective, else None.
+
+    Ineffective: it failed, or it changed nothing where a change was needed. Waiting,
+    scrolling or hovering again is not a repeated failure, nor are outputs that are no
+    action or end the episode.
+    """
     step, action = trace.steps[pos], _parse(trace.steps[pos].action)
     if action is None or ActionKind(action.kind) in ENDING_ACTIONS:
         return None
     failed = step.action_result is not None and not step.action_result.ok
-    return action.dsl() if failed or not _changed(trace, pos) else None
+    no_effect = not _changed(trace, pos) and _needs_change(action, _resolve(trace, pos))
+    return action.dsl() if failed or no_effect else None
 
 
 # --- episode-level checks (failed episodes only) ---------------------------------------
@@ -393,19 +408,18 @@ def _episode_failures(trace: EpisodeTrace, end: EpisodeEnd) -> list[StepFailure]
 
 
 def _premature_end(trace: EpisodeTrace, end: EpisodeEnd) -> StepFailure | None:
-    """Ended with done()/an answer while loading showed, or with an answer not on the page."""
+    """Ended with done()/an answer while the page the agent saw showed a loading indicator.
+
+    An answer missing from a settled page is not evidence of waiting: a made-up answer,
+    or "done" sent as a message, reads the same (``task_incomplete`` covers those).
+    """
     if end.ended_by not in _CLAIMING_ENDS or len(trace.steps) < 2:
         return None
-    seen = trace.steps[-2].state  # what the agent observed when it chose to end
-    busy = _busy_signals(seen)
-    answer = (end.final_answer or "").strip()
-    missing = bool(answer) and _normalise(answer) not in _normalise(seen.text)
-    if not busy and not missing:
+    busy = _busy_signals(trace.steps[-2].state)  # what the agent observed when it chose to end
+    if not busy:
         return None
-    evidence = {**_context(trace, len(trace.steps) - 1), "busy": busy,
-                "final_answer": end.final_answer, "answer_in_page": not missing}
-    detail = f"page showed {busy}" if busy else "the answer was not in the page text"
-    return _note(trace.steps[-1], FailureCode.WAITING_TIMEOUT, evidence, detail=detail)
+    evidence = {**_context(trace, len(trace.steps) - 1), "busy": busy, "final_answer": end.final_answer}
+    return _note(trace.steps[-1], FailureCode.WAITING_TIMEOUT, evidence, detail=f"page showed {busy}")
 
 
 def _invented_input(trace: EpisodeTrace, end: EpisodeEnd) -> StepFailure | None:
@@ -433,17 +447,19 @@ def _withheld_names(params: dict[str, Any]) -> list[str]:
 def _invented_write(trace: EpisodeTrace, withheld: list[str]) -> int | None:
     """The first write into a field named like a withheld param, else of a value not given.
 
-    A value the agent could have taken from the instruction (another param's value) or
-    the withheld param's true value is not an invention.
+    A value the agent could have taken from the instruction (any text in it, such as an
+    address built from several params, or another param's value) or the withheld param's
+    true value is not an invention.
     """
     params = trace.task.params
     known = {str(v) for v in params.values() if not isinstance(v, (list, dict))}
+    instruction = _normalise(trace.task.instruction)
     true_values = {str(params[name]) for name in withheld if name in params}
     writes = [p for p in range(1, len(trace.steps)) if _is_write(trace, p)]
     values = {p: _written_value(_parse(trace.steps[p].action)) for p in writes}
     by_name = [p for p in writes
                if _names_withheld_field(_resolve(trace, p), withheld) and values[p] not in true_values]
-    invented = [p for p in writes if values[p] not in known]
+    invented = [p for p in writes if values[p] not in known and _normalise(values[p]) not in instruction]
     return (by_name or invented or [None])[0]
 
 
@@ -481,22 +497,32 @@ def _runtime_fault(trace: EpisodeTrace, end: EpisodeEnd, notes: list[StepFailure
 def _first_explaining(
     trace: EpisodeTrace, notes: list[StepFailure], alignment: AlignmentLike | None
 ) -> StepFailure | None:
-    """The first unrecovered note, preferring those at or after the first divergence."""
+    """The first unrecovered note, preferring those at or after the first divergence.
+
+    A note that spans steps (a repeated-action run) counts as at or after the divergence
+    when the run reaches it.
+    """
     unrecovered = [n for n in notes if not _recovered(n, trace)]
-    start = alignment.first_divergence_step if alignment is not None else None
-    after = [n for n in unrecovered if start is not None and n.step >= start]
+    start = _divergence(alignment)
+    after = [n for n in unrecovered if start is not None and max(n.evidence.get("steps") or [n.step]) >= start]
     return (after or unrecovered or [None])[0]
 
 
 def _incomplete(trace: EpisodeTrace, end: EpisodeEnd, alignment: AlignmentLike | None) -> StepFailure:
     """No step-level fault explains the failure: the agent stopped or wandered."""
-    divergence = alignment.first_divergence_step if alignment is not None else None
+    divergence = _divergence(alignment)
     positions = {s.index: p for p, s in enumerate(trace.steps)}
     pos = positions.get(divergence, len(trace.steps) - 1)  # no (known) divergence: the last step
     if pos < 0:
         return StepFailure(step=0, code=FailureCode.TASK_INCOMPLETE, message="no steps were recorded")
     evidence = {**_context(trace, pos), "ended_by": end.ended_by}
     return _note(trace.steps[pos], FailureCode.TASK_INCOMPLETE, evidence, detail=f"ended by {end.ended_by}")
+
+
+def _divergence(alignment: AlignmentLike | None) -> int | None:
+    """The alignment's first divergence, when an action can have caused it (step 0 has none)."""
+    step = alignment.first_divergence_step if alignment is not None else None
+    return step if step else None
 
 
 def _recovered(note: StepFailure, trace: EpisodeTrace) -> bool:
@@ -585,7 +611,15 @@ def _context(trace: EpisodeTrace, pos: int) -> dict[str, Any]:
     }
     if element is not None:
         context["target_disabled"] = element.disabled
+    elif action is not None and action.ref_target and _target_found(step):
+        context["target_interactive"] = False  # the page had the ref: a heading, text, cell...
     return context
+
+
+def _target_found(step: StepRecord) -> bool:
+    """Whether the page found the node the step's ref named (whatever happened next)."""
+    result = step.action_result
+    return result is not None and result.error not in _TARGET_UNSEEN
 
 
 def _view(element: Element | None) -> dict[str, str] | None:
@@ -611,8 +645,10 @@ def _sorted(notes: list[StepFailure]) -> list[StepFailure]:
 
 
 def _busy_signals(state: SemanticState) -> list[str]:
-    """Loading indicators: a progressbar, or a busy word in alerts, dialogs or page text."""
-    roles = [f"{e.role} {e.name!r}" for e in state.elements if e.role in _BUSY_ROLES]
+    """Loading indicators: a progressbar, a disabled "Running…" button, or a busy word in
+    alerts, dialogs or page text."""
+    roles = [f"{e.role} {e.name!r}" for e in state.elements if e.role in _BUSY_ROLES
+             or (e.role == "button" and e.disabled and e.name.rstrip().endswith(_WORKING_SUFFIXES))]
     texts = [t for t in (*state.alerts, *state.dialogs) if _BUSY_WORDS.search(t)]
     in_page = _BUSY_WORDS.search(state.text)
     return roles + texts + ([f"text {in_page.group(0)!r}"] if in_page else [])
