@@ -2,8 +2,9 @@
 
 It also copes with the perturbations, reading what they did in ``info["perturbations"]``
 (it is the oracle: it may know): it dismisses a popup before acting, resolves button and
-link names through a label drift, and moves the pointer onto its target before acting
-while a layout shift is armed, so the page jumps before the click rather than under it.
+link names through a label drift, moves the pointer onto its target before acting
+while a layout shift is armed (so the page jumps before the click rather than under it),
+and on a perturbed page waits, bounded, for the end state before ``done()``.
 """
 
 from __future__ import annotations
@@ -117,8 +118,8 @@ class OracleAgent:
         while self._steps:
             step = self._steps[0]
             action = resolve_step(step, state, drift)
-            if action is not None and step.action is A.ActionKind.DONE and not info.get("success") and self._wait_more():
-                return A.Wait(ms=WAIT_MS).dsl()  # the end state may still be on its way
+            if events and step.action is A.ActionKind.DONE and not info.get("success") and self._wait_more():
+                return A.Wait(ms=WAIT_MS).dsl()  # on a perturbed page the end state may come late
             if action is None and step.optional:
                 self._steps.pop(0)
                 continue

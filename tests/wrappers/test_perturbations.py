@@ -52,9 +52,9 @@ def events(info: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [e for e in info["perturbations"] if e["kind"] == kind]
 
 
-def _info_events(env: gym.Env) -> dict[str, Any]:
-    """The events of the live episode, as ``info`` shows them."""
-    return {"perturbations": [e.model_dump() for e in env.unwrapped.episode.hooks.events]}
+def live_events(env: gym.Env, kind: str) -> list[dict[str, Any]]:
+    """The live episode's events of one kind so far, as ``info`` shows them."""
+    return [e.model_dump() for e in env.unwrapped.episode.hooks.events if e.kind == kind]
 
 
 def page_eval(env: gym.Env, expression: str) -> Any:
@@ -107,6 +107,14 @@ def test_perturb_builds_the_stack_innermost_first_with_per_name_strengths(form):
         env = env.env
     assert layers == [("theme", 0.7), ("latency", 0.2), ("popup", 0.7)]
     assert len(form.unwrapped.hook_factories) == 3
+
+
+def test_a_perturbed_env_is_remade_from_its_spec():
+    env = perturb(gym.make(FORM), "popup,theme:0.2")
+    again = gym.make(env.spec)
+    assert [w.name for w in again.spec.additional_wrappers] == ["PopupPerturbation", "ThemePerturbation"]
+    assert again.strength == 0.2 and again.env.strength == 0.5
+    assert len(again.unwrapped.hook_factories) == 2
 
 
 def test_an_unknown_perturbation_name_suggests_the_closest():
@@ -204,7 +212,7 @@ def test_ids_differ_between_seeds_agree_for_the_same_seed_and_keep_the_labels(fo
     assert page_eval(env, "document.querySelector('#f-name')") is None  # an old selector breaks
     labelled = page_eval(env, "document.querySelector('label[for]').control.name")
     assert labelled == "name"
-    (event,) = events(_info_events(env), "id_randomization")
+    (event,) = live_events(env, "id_randomization")
     assert "f-name" in event["detail"]["ids"] and "rows" in event["detail"]["kept_ids"]
 
 
@@ -226,7 +234,7 @@ def test_latency_shows_in_the_time_a_reset_takes(form):
     clean = min(_load_ms(form, 6) for _ in range(2))
     env = wrappers.LatencyPerturbation(form, 1.0)
     perturbed = _load_ms(env, 6)
-    delays = {e["detail"]["url"]: e["detail"]["delay_ms"] for e in events(_info_events(env), "latency") if e["step"] == 0}
+    delays = {e["detail"]["url"]: e["detail"]["delay_ms"] for e in live_events(env, "latency") if e["step"] == 0}
     assert set(delays) == {"/index.html", "/api/contacts"}
     assert sum(delays.values()) >= 1000  # seed 6 delays both by seconds (a seeded fact)
     # The document and the first API call are waited for one after the other.
@@ -306,7 +314,7 @@ def test_theme_changes_the_screenshot_but_not_the_set_of_role_name_elements(form
     shot, elements = look(env)
     assert elements == clean_elements
     assert np.abs(shot.astype(int) - clean_shot.astype(int)).mean() > 5
-    (theme,) = events(_info_events(env), "theme")
+    (theme,) = live_events(env, "theme")
     assert theme["detail"] | {"palette": None} == {"palette": None, "layout": True, "reorder": True, "icons": True}
 
 
@@ -354,8 +362,18 @@ def scenario_env() -> Iterator[Callable[[str], gym.Env]]:
 def test_the_oracle_succeeds_under_each_perturbation_at_half_strength(scenario_env, task, name):
     env = WRAPPER_CLASSES[name](scenario_env(task), 0.5)
     for seed in _seeds(task, name):
-        run = play(env, oracle_policy(env), seed)
+        run = play_executable(env, seed)
         assert run.success, (task, name, seed, run.actions, run.last["perturbations"])
+
+
+def play_executable(env: gym.Env, seed: int) -> Any:
+    """Play the oracle; an episode the harness could not execute (a browser fault, kept
+    out of success rates by design) is played once more."""
+    run = play(env, oracle_policy(env), seed)
+    end = run.last.get("episode_end")
+    if end is not None and end.not_executable:
+        run = play(env, oracle_policy(env), seed)
+    return run
 
 
 def _seeds(task: str, name: str) -> tuple[int, ...]:
@@ -369,5 +387,5 @@ def _seeds(task: str, name: str) -> tuple[int, ...]:
 def test_the_oracle_succeeds_under_all_perturbations_stacked_in_any_order(scenario_env, order):
     names = list(PERTURBATIONS) if order == "forward" else list(reversed(PERTURBATIONS))
     env = perturb(scenario_env("form"), ",".join(names), strength=0.5)
-    run = play(env, oracle_policy(env), seed=13)
+    run = play_executable(env, seed=13)
     assert run.success, (order, run.actions, run.last["perturbations"])
