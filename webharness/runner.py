@@ -164,16 +164,26 @@ def run_job(job: EpisodeJob) -> EvalAttempt:
     agent = load_agent(job.agent, **_options_for(job.agent, job.agent_options))
     env = _WORKER.get(job.env_id, job.obs_mode, job.perturbations)
     started = time.perf_counter()
+    recorder = EpisodeRecorder(run_dir / job.trace_dir, agent=job.agent)
     try:
-        trace = play_episode(env, agent, job.seed, EpisodeRecorder(run_dir / job.trace_dir, agent=job.agent),
-                             screenshots=job.screenshots)
+        trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
     except AgentUnavailableError:
         raise  # the run cannot go on without its model: stop, and count nothing
+    except TraceError as exc:  # a short write: the disk is full (not the episode's fault)
+        raise _storage_error(f"writing the trace of {job.env_id} seed {job.seed} to {run_dir / job.trace_dir}", exc) from exc
     except WebHarnessError as exc:
         return _harness_fault(job, exc, started)
+    except OSError as exc:  # the trace could not be written: disk full, read-only folder
+        raise _storage_error(f"writing the trace of {job.env_id} seed {job.seed} to {run_dir / job.trace_dir}", exc) from exc
+    finally:
+        if recorder.writer is not None:
+            recorder.writer.close()  # an episode cut short leaves no open file behind
     duration_ms = (time.perf_counter() - started) * 1000
-    _save_transcript(agent, run_dir / job.trace_dir)
-    goldens = _goldens(job, run_dir)
+    try:
+        _save_transcript(agent, run_dir / job.trace_dir)
+        goldens = _goldens(job, run_dir)
+    except OSError as exc:
+        raise _storage_error(f"writing the golden traces or transcript of {job.env_id} seed {job.seed}", exc) from exc
     usage = getattr(agent, "usage", None)
     return attempt_record(
         trace, score_trace(trace, goldens), runner=job.agent, model=getattr(agent, "model", None),
@@ -198,6 +208,13 @@ def _save_transcript(agent: Any, trace_dir: Path) -> None:
         tmp = trace_dir / "transcript.json.tmp"
         tmp.write_text(json.dumps(transcript, indent=1, default=str), encoding="utf-8")
         os.replace(tmp, trace_dir / "transcript.json")
+
+
+def _storage_error(doing: str, exc: OSError | TraceError) -> RunError:
+    """A run that cannot write its outputs stops, saying so; what it finished is kept."""
+    cause = getattr(exc, "strerror", None) or exc
+    return RunError(f"stopped: {doing} failed ({cause}). Every finished episode is kept in "
+                    f"{RESULTS}; fix the disk (space, permissions) and run again with --resume to do the rest.")
 
 
 def _harness_fault(job: EpisodeJob, exc: Exception, started: float) -> EvalAttempt:
@@ -261,11 +278,25 @@ def prepare_run(config: RunConfig, run_dir: Path, resume: bool) -> list[EpisodeJ
     if results.exists() and not resume:
         raise RunError(f"{run_dir} already holds results ({RESULTS}); pass --resume to continue that run "
                        f"or choose another --out folder")
-    run_dir.mkdir(parents=True, exist_ok=True)
     jobs = expand_jobs(config, run_dir)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _drop_torn_line(results)
+        _write_manifest(run_dir, config, len(jobs))
+    except OSError as exc:
+        raise _storage_error(f"preparing the run folder {run_dir}", exc) from exc
     done = {a.key() for a in read_attempts(results)}
-    _write_manifest(run_dir, config, len(jobs))
     return [j for j in jobs if j.key() not in done]
+
+
+def _drop_torn_line(results: Path) -> None:
+    """Cut a last line a killed run left half-written, so the next append starts clean."""
+    if not results.is_file():
+        return
+    with results.open("rb+") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
 
 
 def run_jobs(jobs: list[EpisodeJob], config: RunConfig, run_dir: Path,
@@ -274,7 +305,10 @@ def run_jobs(jobs: list[EpisodeJob], config: RunConfig, run_dir: Path,
     results_path = run_dir / RESULTS
     finished: list[EvalAttempt] = []
     for attempt in _backend_results(jobs, config):
-        append_attempt(results_path, attempt)
+        try:
+            append_attempt(results_path, attempt)
+        except OSError as exc:
+            raise _storage_error(f"appending to {results_path}", exc) from exc
         finished.append(attempt)
         if on_result is not None:
             on_result(attempt)
@@ -311,7 +345,12 @@ def _process_pool(jobs: list[EpisodeJob], workers: int) -> Iterator[EvalAttempt]
         futures = [pool.submit(run_job, job) for job in jobs]
         try:
             for future in concurrent.futures.as_completed(futures):
-                yield future.result()
+                try:
+                    yield future.result()
+                except concurrent.futures.process.BrokenProcessPool as exc:
+                    raise RunError(f"stopped: a worker process died ({exc}); its episode and the ones not yet "
+                                   f"run are not in {RESULTS}, every finished one is. Run again with --resume "
+                                   f"to do the rest.") from exc
         finally:
             for future in futures:
                 future.cancel()

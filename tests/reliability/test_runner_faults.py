@@ -1,0 +1,150 @@
+"""Runner faults: a worker killed, a full disk, a read-only trace folder, the whole run
+killed. The run says what happened, keeps every finished result, and ``--resume`` does
+the rest: the same episode keys as an uninterrupted run, none twice."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.conftest import our_browser_pids
+from webharness.evaluation import read_attempts
+from webharness.runner import RunConfig, RunError, expand_jobs, prepare_run, run_jobs
+
+SMALL = dict(agents=["oracle", "random"], tasks=["form", "stats"], seeds=[0, 1], obs_mode="text", screenshots=False)
+
+
+def expected_keys(run_dir: Path, **overrides) -> Counter:
+    """The episode keys an uninterrupted run records: each job once."""
+    return Counter(job.key() for job in expand_jobs(RunConfig(**{**SMALL, **overrides}), run_dir))
+
+
+def recorded_keys(run_dir: Path) -> Counter:
+    return Counter(a.key() for a in read_attempts(run_dir / "results.jsonl"))
+
+
+def resume(run_dir: Path, **overrides) -> None:
+    config = RunConfig(**{**SMALL, **overrides, "workers": 1})
+    run_jobs(prepare_run(config, run_dir, resume=True), config, run_dir)
+
+
+def wait_for_no_browsers(before: set[int], bound_s: float = 60) -> set[int]:
+    deadline = time.monotonic() + bound_s
+    while (left := our_browser_pids() - before) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+@contextmanager
+def mounted(folder: Path, options: str) -> Iterator[Path]:
+    """A tmpfs on ``folder`` (root only): small for a full disk, ``ro`` for read-only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.mark.parametrize("options, reason", [
+    ("size=48k", "No space left on device|disk full"), ("ro", "Read-only file system"),
+])
+def test_a_trace_folder_that_cannot_be_written_stops_the_run_clearly_and_resume_finishes(tmp_path, options, reason):
+    """The random agent's traces go to a tiny (or read-only) disk; the oracle's do not."""
+    before = our_browser_pids()
+    config = RunConfig(**SMALL)
+    with mounted(tmp_path / "episodes" / "random", options) as folder:
+        with pytest.raises(RunError, match=reason) as raised:
+            run_jobs(prepare_run(config, tmp_path, resume=False), config, tmp_path)
+        assert "--resume" in str(raised.value)
+        finished = recorded_keys(tmp_path)
+        assert sum(1 for key in finished if key[0] == "oracle") == 4, "finished results were lost"
+        assert len(finished) < 8 and all(n == 1 for n in finished.values())
+        subprocess.run(["mount", "-o", "remount,rw,size=50m", str(folder)], check=True)
+        resume(tmp_path)
+        assert recorded_keys(tmp_path) == expected_keys(tmp_path)
+    assert wait_for_no_browsers(before) == set()
+
+
+def test_a_killed_worker_process_stops_the_run_clearly_and_resume_finishes(tmp_path):
+    before = our_browser_pids()
+    config = RunConfig(**{**SMALL, "workers": 2})
+    jobs = prepare_run(config, tmp_path, resume=False)
+    killed: list[int] = []
+
+    def kill_a_worker(_attempt) -> None:
+        if not killed:
+            workers = [p for p in _children() if b"spawn_main" in _cmdline(p)]
+            os.kill(workers[0], signal.SIGKILL)
+            killed.append(workers[0])
+
+    with pytest.raises(RunError, match="worker process died"):
+        run_jobs(jobs, config, tmp_path, on_result=kill_a_worker)
+    assert killed and len(recorded_keys(tmp_path)) >= 1
+    resume(tmp_path)
+    assert recorded_keys(tmp_path) == expected_keys(tmp_path)
+    assert wait_for_no_browsers(before) == set()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_killed_run_resumed_records_every_episode_once(tmp_path, sig):
+    before = our_browser_pids()
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "webharness.cli", "run", "--agents", "oracle,random", "--tasks", "form,stats",
+               "--seeds", "0-1", "--no-screenshots", "--obs-mode", "text", "--out", str(out)]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    while len(recorded_keys(out)) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    proc.send_signal(sig)
+    proc.wait(60)
+    proc.stderr.close()
+    halfway = recorded_keys(out)
+    assert 3 <= sum(halfway.values()) < 8
+    assert wait_for_no_browsers(before) == set(), "the killed run left Chromium behind"
+    resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert recorded_keys(out) == expected_keys(out)
+
+
+def test_a_torn_last_line_is_dropped_before_resuming(tmp_path):
+    config = RunConfig(**{**SMALL, "agents": ["oracle"], "tasks": ["stats"], "seeds": [0, 1]})
+    run_jobs(prepare_run(config, tmp_path, resume=False)[:1], config, tmp_path)
+    results = tmp_path / "results.jsonl"
+    with results.open("a") as f:
+        f.write('{"scenario_id": "WebEval/stats-v0", "categ')  # killed mid-write
+    run_jobs(prepare_run(config, tmp_path, resume=True), config, tmp_path)
+    assert recorded_keys(tmp_path) == Counter(job.key() for job in expand_jobs(config, tmp_path))
+
+
+def _children() -> list[int]:
+    me = os.getpid()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2:].split()[1]) == me:
+                found.append(int(entry.name))
+    return found
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""

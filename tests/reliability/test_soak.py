@@ -1,0 +1,37 @@
+"""Soak: 2,000 random and hostile steps over every scenario and perturbation, with small
+bounds (action 2 s, settle 1.5 s). Nothing escapes, no step outlasts its bound + 1 s, no
+Chromium is left, memory stays flat. The long version is ``benchmarks/soak.py``."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from webharness.perturbations import PERTURBATIONS
+import webharness
+
+_SPEC = importlib.util.spec_from_file_location("soak", Path(__file__).parents[2] / "benchmarks" / "soak.py")
+soak = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(soak)
+
+STEPS = int(os.environ.get("WEBHARNESS_SOAK_STEPS", "2000"))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_soak_of_random_and_hostile_steps_over_every_scenario_and_perturbation():
+    result = soak.run_soak(STEPS, seed=0, action_timeout_ms=2_000, settle_cap_ms=1_500)
+    print(result)  # the figures, for docs/reliability.md
+    assert result.steps >= STEPS
+    assert result.escaped == [], "exceptions escaped step/reset"
+    assert result.step_bound_s == pytest.approx((2_000 + 1_500) / 1000 + 5)
+    assert result.over_bound == [], f"steps beyond {result.step_bound_s} s + 1 s"
+    assert result.chromium_left == [], "Chromium processes outlived the run"
+    assert result.mem_warm_mb > 0 and result.mem_growth < 0.15
+    played = {name for name, _ in result.played}
+    assert played == set(webharness.task_names())
+    assert {stack for _, stack in result.played} == {"", *PERTURBATIONS}
+    assert result.hostile_steps > STEPS // 5
