@@ -85,7 +85,11 @@ def _assert_clean(env, text: str) -> None:
     assert not CANARY.exists()
 
 
-@pytest.mark.parametrize("text", _CODE + _DEEP + _UNICODE)
+def _short(text: str) -> str:
+    return ascii(text[:40]) + (f"...({len(text)} chars)" if len(text) > 40 else "")
+
+
+@pytest.mark.parametrize("text", _CODE + _DEEP + _UNICODE, ids=_short)
 def test_hostile_action_strings_come_back_unparseable_and_never_run(env, text):
     _assert_clean(env, text)
 
