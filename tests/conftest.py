@@ -10,7 +10,9 @@ import gymnasium as gym
 import pytest
 
 import webharness  # noqa: F401  (registers the WebEval/* ids)
-from webharness.oracle import OracleAgent
+from webharness.catalogue import get_task
+from webharness.criteria import CriteriaContext
+from webharness.oracle import OracleAgent, golden_paths
 
 
 @dataclass
@@ -62,6 +64,43 @@ def oracle_policy(env: gym.Env, path_id: str | None = None) -> Policy:
         return agent.act(obs, info)
 
     return act
+
+
+def _played_steps(actions: list[str], infos: list[dict[str, Any]], steps: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
+    """Pair each golden step with the info after the oracle played it (its waits for a
+    target not yet on the page are not steps)."""
+    acted = [info for action, info in zip(actions, infos) if not action.startswith("wait(")]
+    if len(acted) != len(steps):
+        raise AssertionError(f"the oracle played {len(acted)} actions for {len(steps)} golden steps: {actions}")
+    return list(zip(steps, acted))
+
+
+def unmet_expects(run: EpisodeRun, path_id: str) -> list[tuple[int | None, str, Any]]:
+    """The golden steps whose ``expect`` did not hold right after the oracle played them."""
+    instance = run.infos[0]["task"]
+    path = next(p for p in golden_paths(get_task(instance.task_id), instance) if p.id == path_id)
+    unmet = []
+    for step, info in _played_steps(run.actions, run.infos[1:], path.steps):
+        answer = str(step.value) if step.action.value == "send_msg_to_user" else None
+        if step.expect is not None and not step.expect.holds(CriteriaContext(info["semantic_state"], final_answer=answer)):
+            unmet.append((instance.seed, f"{step.action.value} {step.target}", step.expect))
+    return unmet
+
+
+def check_expects(run: EpisodeRun, path_id: str) -> None:
+    """Each golden step's ``expect`` holds right after the oracle played that step."""
+    assert unmet_expects(run, path_id) == []
+
+
+def golden_failures(env: gym.Env, path_id: str, seeds: Any) -> list[Any]:
+    """Play golden path ``path_id`` on each seed; what failed: unmet expects, no success."""
+    failures: list[Any] = []
+    for seed in seeds:
+        run = play(env, oracle_policy(env, path_id), seed)
+        failures.extend(unmet_expects(run, path_id))
+        if not run.success:
+            failures.append((seed, "the episode did not succeed", run.actions))
+    return failures
 
 
 @pytest.fixture

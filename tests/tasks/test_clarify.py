@@ -5,22 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import EpisodeRun, oracle_policy, play
-from webharness.catalogue import get_task
-from webharness.criteria import CriteriaContext
-from webharness.oracle import golden_paths
+from tests.conftest import EpisodeRun, check_expects, oracle_policy, play
 
 ENV = "WebEval/clarify-v0"
 INVENTED = "+44 7700 900000"
-
-
-def _check_expects(run: EpisodeRun, path_id: str) -> None:
-    """Each golden step's ``expect`` holds right after the oracle played that step."""
-    path = next(p for p in golden_paths(get_task(ENV), run.infos[0]["task"]) if p.id == path_id)
-    acted = [info for action, info in zip(run.actions, run.infos[1:]) if not action.startswith("wait(")]
-    for step, info in zip(path.steps, acted, strict=True):
-        if step.expect is not None:
-            assert step.expect.holds(CriteriaContext(info["semantic_state"])), (path_id, info["task"].seed, step)
 
 
 def _without_asking(env, phone_for=lambda params: params["phone"]):
@@ -48,7 +36,7 @@ def test_oracle_succeeds_on_every_golden_path(make_env, path):
         run = play(env, oracle_policy(env, path), seed)
         assert run.success, (path, seed, run.actions)
         assert any(a.startswith("ask_user(") for a in run.actions)
-        _check_expects(run, path)
+        check_expects(run, path)
 
 
 def test_ending_at_once_fails(make_env):

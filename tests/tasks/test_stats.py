@@ -7,10 +7,8 @@ from collections.abc import Callable
 
 from gymnasium.utils import seeding
 
-from tests.conftest import oracle_policy, play
+from tests.conftest import golden_failures, play
 from webharness.catalogue import get_task
-from webharness.criteria import CriteriaContext
-from webharness.oracle import golden_paths
 from webharness.task_spec import instantiate
 
 TASK = "stats"
@@ -61,30 +59,6 @@ def same_column_next_row(p: dict, table: Table) -> str:
 
 def other_metric_same_row(p: dict, table: Table) -> str:
     return table[row_of(p, table)][1][3 - MONEY_COLUMN[p["metric"]]]
-
-
-def golden_failures(env, path: str, seeds) -> list:
-    """Plays golden path ``path`` with the oracle on each seed, checking every step's
-    ``expect`` right after the step and success at the end; returns what failed."""
-    policy = oracle_policy(env, path)
-    failures = []
-    for seed in seeds:
-        obs, info = env.reset(seed=seed)
-        steps = [s for p in golden_paths(get_task(TASK), info["task"]) if p.id == path for s in p.steps]
-        reward, ended = 0.0, False
-        while not ended:
-            action = policy(obs, info)
-            obs, reward, terminated, truncated, info = env.step(action)
-            ended = terminated or truncated
-            if action.startswith("wait(") and steps[0].action.value != "wait":
-                continue  # the oracle waiting for a target that is not on the page yet
-            step = steps.pop(0)
-            answer = str(step.value) if step.action.value == "send_msg_to_user" else None
-            if step.expect is not None and not step.expect.holds(CriteriaContext(info["semantic_state"], final_answer=answer)):
-                failures.append((seed, action, step.expect))
-        if not (info["success"] and reward == 1.0):
-            failures.append((seed, "the episode did not succeed"))
-    return failures
 
 
 def test_oracle_succeeds_on_seeds_0_to_19_and_meets_every_expect(make_env):
