@@ -3,7 +3,9 @@ nothing, the same seed perturbs the same way, and the oracle survives them all."
 
 from __future__ import annotations
 
+import http.server
 import math
+import threading
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -16,11 +18,12 @@ import webharness
 import webharness.wrappers as wrappers
 from tests.conftest import oracle_policy, play
 from webharness.action_result import ActionErrorKind
+from webharness.envs import WebEvalEnv
 from webharness.hooks import EpisodeHooks
 from webharness.perturbations import PERTURBATIONS, PerturbationContext, UnknownPerturbationError, parse_stack
 from webharness.perturbations.label_drift import drift_text
 from webharness.perturbations.paraphrase import param_values, reword
-from webharness.task_spec import instantiate
+from webharness.task_spec import TaskSpec, instantiate
 from webharness.wrappers import perturb
 
 FORM = "WebEval/form-v0"
@@ -316,6 +319,55 @@ def test_theme_changes_the_screenshot_but_not_the_set_of_role_name_elements(form
     assert np.abs(shot.astype(int) - clean_shot.astype(int)).mean() > 5
     (theme,) = live_events(env, "theme")
     assert theme["detail"] | {"palette": None} == {"palette": None, "layout": True, "reorder": True, "icons": True}
+
+
+EXTERNAL_PAGE = b"""<!doctype html><html><head><title>Local shop</title></head><body>
+    <main><h1>Welcome</h1><a href="/about">About us</a>
+    <button type="button" data-testid="save-btn" onclick="this.dataset.clicked = 1">Save</button></main></body></html>"""
+
+
+class _ExternalSite(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(EXTERNAL_PAGE)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def external_env() -> Iterator[gym.Env]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ExternalSite)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    spec = TaskSpec.model_validate({
+        "id": "external_shop", "category": "navigation", "site": None, "max_steps": 5,
+        "instruction": "Open the About us page of the shop.",
+        "start_url": f"http://127.0.0.1:{httpd.server_address[1]}/",
+        "success": {"kind": "url", "path": "/about"},
+    })
+    env = WebEvalEnv(spec, obs_mode="text")
+    yield env
+    env.close()
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_every_perturbation_applies_to_an_external_site(external_env):
+    names = ",".join(n if n != "latency" else "latency:0.2" for n in PERTURBATIONS)
+    env = perturb(external_env, names, strength=1.0)
+    obs, info = env.reset(seed=1)
+    assert {e["kind"] for e in info["perturbations"]} == set(PERTURBATIONS) - {"dom_replacement"}
+    assert obs["goal"] != "Open the About us page of the shop."
+    (ids,) = events(info, "id_randomization")
+    assert ids["detail"] == {"document": "/", "in_page_only": True}
+    assert page_eval(env, "document.querySelector('button').dataset.testid") not in (None, "save-btn")
+    drift = events(info, "label_drift")[0]["detail"]["map"]
+    label = page_eval(env, "document.querySelector('button').textContent.trim()")
+    assert drift_text("Save", drift) != "Save" and label.endswith(drift_text("Save", drift))  # after a theme icon
+    assert {"Cookie consent", "Chat with us", "Newsletter sign-up"} <= set(info["semantic_state"].dialogs)
+    assert not info["semantic_state"].find("heading", "Welcome")  # slow rendering: not yet
 
 
 # --- composition and determinism ------------------------------------------------------

@@ -20,7 +20,6 @@ from playwright.async_api import Page, Request
 from webharness.hooks import EpisodeHooks
 from webharness.task_spec import TaskSpec
 
-OWNED_ATTR = "data-wh-perturbation"  # marks the nodes a perturbation added
 AGENT = "window[Symbol.for('webharness.agent')]"
 
 
