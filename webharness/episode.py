@@ -143,7 +143,13 @@ class Episode:
         """One in-page pass (tree + state), the app data, and a screenshot when asked."""
         timings = dict(timings or {})
         started = time.perf_counter()
-        snap = await self.session.snapshot(self.max_ref + 1)
+        try:
+            snap = await self.session.snapshot(self.max_ref + 1)
+        except PlaywrightError:
+            # A navigation began after the page looked settled (a native form GET can start
+            # late): the document went away mid-pass. Follow it, then look again.
+            await self._settle()
+            snap = await self.session.snapshot(self.max_ref + 1)
         self.max_ref = max(self.max_ref, snap.max_ref)
         state = SemanticState.model_validate({
             **snap.state,

@@ -8,6 +8,7 @@ no server process: each context gets its own router, so episodes are isolated.
 from __future__ import annotations
 
 import json
+import logging
 import mimetypes
 import re
 from collections.abc import Awaitable, Callable
@@ -20,6 +21,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Request, Route, WebSocketRoute
 
 from webharness.backend import Backend
+
+_log = logging.getLogger("webharness.site")
 
 RUNTIME_PATH = "/__webharness/runtime.js"
 SHARED_PREFIX = "/_shared/"
@@ -62,8 +65,7 @@ class SiteRouter:
             if episode is None:
                 await route.abort("blockedbyclient")
                 return
-            for hook in episode.request_hooks:
-                await hook(request)
+            await _run_request_hooks(episode, request)
             origin = _origin(url)
             if origin == episode.origin and episode.site_dir is not None:
                 await self._serve_site(route, request, episode)
@@ -114,8 +116,7 @@ class SiteRouter:
         content_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
         if content_type == "text/html":
             html = inline_assets(file.read_text(encoding="utf-8"), episode)
-            for transform in episode.html_transforms:
-                html = transform(html)
+            html = _transformed(html, episode)
             await route.fulfill(body=html, content_type="text/html; charset=utf-8")
         else:
             await route.fulfill(body=file.read_bytes(), content_type=content_type)
@@ -161,6 +162,27 @@ def _local_file(episode: SiteEpisode, path: str) -> Path | None:
     if episode.site_dir is None:
         return None
     return _site_file(episode.site_dir, path)
+
+
+async def _run_request_hooks(episode: SiteEpisode, request: Request) -> None:
+    """A wrapper's hook that fails must not leave the request unanswered (the page would
+    hang until the step's bound): the failure is logged and the request goes on."""
+    for hook in episode.request_hooks:
+        try:
+            await hook(request)
+        except PlaywrightError:
+            raise
+        except Exception:
+            _log.exception("request hook %r failed on %s; serving the request unchanged", hook, request.url)
+
+
+def _transformed(html: str, episode: SiteEpisode) -> str:
+    for transform in episode.html_transforms:
+        try:
+            html = transform(html)
+        except Exception:
+            _log.exception("HTML transform %r failed; serving the page without it", transform)
+    return html
 
 
 def runtime_script(runtime: dict[str, Any]) -> str:
