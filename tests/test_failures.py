@@ -454,6 +454,22 @@ def test_a_divergence_at_step_zero_does_not_place_the_failure_before_any_action(
     assert annotation.evidence["first_divergence_step"] == 0
 
 
+def test_task_incomplete_is_placed_after_waits_the_page_needed() -> None:
+    # The page took longer than in the golden run: the extra waits are where the alignment
+    # diverges, the agent's choice to stop comes after them.
+    trace = run(('click("e3")', form()), ("wait(1000)", form(), NO_CHANGE), ("wait(1000)", form(), NO_CHANGE),
+                ("done()", form(), NO_CHANGE))
+    annotation = annotate(trace, FakeAlignment(first_divergence_step=2, extra_steps=[2, 3]))
+    assert (annotation.code, annotation.step) == (FailureCode.TASK_INCOMPLETE, 4)
+
+
+def test_task_incomplete_stays_on_the_first_wait_when_the_run_only_waited_after() -> None:
+    waits = [("wait(1000)", form(), NO_CHANGE)] * 3
+    annotation = annotate(run(('click("e3")', form()), *waits, ended_by="max_steps"),
+                          FakeAlignment(first_divergence_step=2))
+    assert (annotation.code, annotation.step) == (FailureCode.TASK_INCOMPLETE, 2)
+
+
 # --- runtime errors --------------------------------------------------------------------
 
 

@@ -513,10 +513,21 @@ def _incomplete(trace: EpisodeTrace, end: EpisodeEnd, alignment: AlignmentLike |
     divergence = _divergence(alignment)
     positions = {s.index: p for p, s in enumerate(trace.steps)}
     pos = positions.get(divergence, len(trace.steps) - 1)  # no (known) divergence: the last step
+    pos = _past_waits(trace, pos)
     if pos < 0:
         return StepFailure(step=0, code=FailureCode.TASK_INCOMPLETE, message="no steps were recorded")
     evidence = {**_context(trace, pos), "ended_by": end.ended_by}
     return _note(trace.steps[pos], FailureCode.TASK_INCOMPLETE, evidence, detail=f"ended by {end.ended_by}")
+
+
+def _past_waits(trace: EpisodeTrace, pos: int) -> int:
+    """The first step from ``pos`` on that is not a ``wait()``, if the run has one.
+
+    Waiting longer than the golden run is the page's pace (its content came later), not
+    a step off the path: the alignment counts the extra waits, the agent's choice comes after.
+    """
+    later = [p for p in range(max(pos, 1), len(trace.steps)) if _kind(trace.steps[p].action) is not ActionKind.WAIT]
+    return later[0] if later else pos
 
 
 def _divergence(alignment: AlignmentLike | None) -> int | None:
