@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,6 +102,16 @@ def golden_failures(env: gym.Env, path_id: str, seeds: Any) -> list[Any]:
         if not run.success:
             failures.append((seed, "the episode did not succeed", run.actions))
     return failures
+
+
+def wait_until(predicate: Callable[[], bool], timeout_s: float, interval_s: float = 0.2) -> bool:
+    """Poll a condition until it holds or the bound passes (for other processes' effects)."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval_s)
+    return True
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from webharness.errors import AgentUnavailableError
 from webharness.evaluation import read_attempts
 from webharness.run_report import report_run, score_run
 from webharness.runner import RunConfig, RunError, match_tasks, prepare_run, run_jobs
+from tests.conftest import wait_until
 
 SMALL = dict(agents=["oracle", "heuristic"], tasks=["form", "stats"], seeds=[0, 1], obs_mode="text")
 
@@ -123,3 +124,30 @@ def test_the_run_command_prints_the_summary_and_the_report_path(tmp_path):
          "--obs-mode", "text", "--out", str(tmp_path / "cli")],
         capture_output=True, text=True, timeout=300, check=True).stdout
     assert "oracle" in out and "100.0%" in out and "report.html" in out
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.slow
+def test_killing_a_run_does_not_leave_its_workers_behind(tmp_path):
+    run = subprocess.Popen(
+        [sys.executable, "-m", "webharness.cli", "run", "--agents", "oracle", "--tasks", "form,stats", "--seeds", "0-9",
+         "--workers", "2", "--obs-mode", "text", "--no-screenshots", "--out", str(tmp_path / "run")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until((tmp_path / "run" / "results.jsonl").exists, 120)  # work is under way
+    workers = [pid for pid in _children(run.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")]
+    assert workers, "the run should have started worker processes"
+    run.kill()
+    run.wait()
+    assert wait_until(lambda: not any(_alive(pid) for pid in workers), 30)

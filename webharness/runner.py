@@ -341,7 +341,7 @@ def _process_pool(jobs: list[EpisodeJob], workers: int) -> Iterator[EvalAttempt]
 
     # spawn, not fork: a forked child would inherit a parent's browser thread mid-flight.
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_dies_with_parent) as pool:
         futures = [pool.submit(run_job, job) for job in jobs]
         try:
             for future in concurrent.futures.as_completed(futures):
@@ -354,6 +354,29 @@ def _process_pool(jobs: list[EpisodeJob], workers: int) -> Iterator[EvalAttempt]
         finally:
             for future in futures:
                 future.cancel()
+
+
+def _worker_dies_with_parent() -> None:
+    """A worker outlives a killed run otherwise (orphaned, still playing its episode).
+
+    Linux sends the worker SIGTERM when its parent dies; the handler closes the worker's
+    browser and leaves at once (a SystemExit would be caught by the pool's worker loop
+    and sent back as the job's result).
+    """
+    import ctypes
+    import signal
+
+    def leave(*_: Any) -> None:
+        close_worker()
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, leave)
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass  # not Linux: workers end when they next read from the closed queue
+    if os.getppid() == 1:  # the parent died before the line above took effect
+        os._exit(1)
 
 
 def _write_manifest(run_dir: Path, config: RunConfig, total: int) -> None:
