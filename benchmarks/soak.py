@@ -41,6 +41,7 @@ class SoakResult:
     steps: int = 0
     resets: int = 0
     episodes_not_executable: int = 0
+    not_executable: list[str] = field(default_factory=list)  # why (harness faults: hung or crashed pages)
     hostile_steps: int = 0
     escaped: list[str] = field(default_factory=list)  # exceptions out of step/reset
     slowest_step_s: float = 0.0
@@ -232,7 +233,10 @@ def _episode(base: WebEvalEnv, stack: str, strength: float, agent: Any, rng: np.
             result.over_bound.append(f"{base.task_spec.id} [{stack}] {action[:80]!r}: {elapsed:.1f} s")
         if terminated or truncated:
             end = info.get("episode_end")
-            result.episodes_not_executable += bool(end is not None and end.not_executable)
+            if end is not None and end.not_executable:
+                result.episodes_not_executable += 1
+                result.not_executable.append(f"{base.task_spec.id} [{stack}] {action[:80]!r} after {elapsed:.1f} s: "
+                                             f"{end.error}"[:300])
             return
 
 

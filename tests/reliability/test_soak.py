@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import webharness
 
 _SPEC = importlib.util.spec_from_file_location("soak", Path(__file__).parents[2] / "benchmarks" / "soak.py")
 soak = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = soak  # dataclasses look their module up there
 _SPEC.loader.exec_module(soak)
 
 STEPS = int(os.environ.get("WEBHARNESS_SOAK_STEPS", "2000"))
