@@ -44,6 +44,10 @@ class Observed:
     screenshot: np.ndarray | None
     js: dict[str, Any]
     timings_ms: dict[str, float] = field(default_factory=dict)
+    fingerprint: str = ""  # of the state, computed once
+
+    def __post_init__(self) -> None:
+        self.fingerprint = self.state.fingerprint()
 
 
 class Episode:
@@ -93,7 +97,7 @@ class Episode:
 
     async def step(self, action: Any) -> tuple[ActionResult, Observed]:
         """Run the action, let the page settle, observe; report whether anything changed."""
-        before = self.last.state.fingerprint() if self.last else ""
+        before = self.last.fingerprint if self.last else ""
         started = time.perf_counter()
         ctx = ExecContext(self.max_ref, self.allowed_origins, self.options.action_timeout_ms)
         result = await execute(self.session, action, ctx)
@@ -105,7 +109,7 @@ class Episode:
             await self._settle()
         self._after_message_actions(action)
         observed = await self.observe({"action": acted, "settle": _ms(started) - acted})
-        result.state_changed = observed.state.fingerprint() != before
+        result.state_changed = observed.fingerprint != before
         observed.timings_ms["step"] = _ms(started)
         return result, observed
 

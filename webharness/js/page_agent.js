@@ -136,7 +136,17 @@
 
   const squash = (text) => (text || "").replace(/\s+/g, " ").trim();
 
+  // Within one snapshot pass an element's visibility is asked for several times (its own
+  // node, then the names of its ancestors); remember the answers for that pass only.
+  let hiddenCache = null;
   const isHidden = (el) => {
+    const known = hiddenCache && hiddenCache.get(el);
+    if (known !== undefined && known !== null) return known;
+    const hidden = computeHidden(el);
+    if (hiddenCache) hiddenCache.set(el, hidden);
+    return hidden;
+  };
+  const computeHidden = (el) => {
     if (el.hidden || el.getAttribute("aria-hidden") === "true") return true;
     if (el.tagName === "TEMPLATE" || el.tagName === "SCRIPT" || el.tagName === "STYLE" || el.tagName === "NOSCRIPT") return true;
     const style = getComputedStyle(el);
@@ -237,7 +247,12 @@
   const quote = (s) => JSON.stringify(s);
   const MAX_TEXT = 20000;
 
-  const snapshot = ({ minRef = 1 } = {}) => {
+  const snapshot = (options) => {
+    hiddenCache = new Map();
+    try { return snapshotPass(options); } finally { hiddenCache = null; }
+  };
+
+  const snapshotPass = ({ minRef = 1 } = {}) => {
     state.nextRef = Math.max(state.nextRef, minRef);
     const lines = [];
     const elements = [];
