@@ -47,6 +47,18 @@ class BrowserRuntime:
         if self._next is None:
             self._next = self.host.submit(self._open())
 
+    def wait_prewarmed(self, timeout: float) -> bool:
+        """Block until the next episode's page is ready (what an agent's think time gives
+        ``reset``); False when none is being prepared or it is not ready in time."""
+        pending = self._next
+        if pending is None:
+            return False
+        try:
+            pending.result(timeout)
+        except Exception:  # a failed pre-warm is opened afresh by take_session
+            return False
+        return True
+
     def discard(self, session: PageSession) -> None:
         """Close a finished episode's context without waiting for it."""
         self.host.submit(session.close())
