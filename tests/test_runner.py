@@ -151,3 +151,14 @@ def test_killing_a_run_does_not_leave_its_workers_behind(tmp_path):
     run.kill()
     run.wait()
     assert wait_until(lambda: not any(_alive(pid) for pid in workers), 30)
+
+
+def test_the_tasks_trace_rules_are_scored_per_phase(finished_run):
+    from webharness.run_report import rescore
+
+    oracle = next(a for a in read_attempts(finished_run / "results.jsonl") if a.runner == "oracle" and "form" in a.scenario_id)
+    quitter = next(a for a in read_attempts(finished_run / "results.jsonl") if a.runner == "heuristic" and "form" in a.scenario_id)
+    good = rescore(finished_run, oracle)[1].rules
+    assert good is not None and good.score == 1.0 and set(good.phases) == {"fill", "submit", "navigate"}
+    other = rescore(finished_run, quitter)[1].rules
+    assert other is not None and 0.0 <= other.score <= 1.0

@@ -10,7 +10,11 @@ from pydantic import BaseModel, ConfigDict
 from webharness.alignment import Alignment, align
 from webharness.evaluation import EvalAttempt
 from webharness.failures import FailureAnnotation, annotate
+from webharness.catalogue import get_task
+from webharness.errors import UnknownTaskError
+from webharness.templating import fill
 from webharness.trace import EpisodeTrace
+from webharness.trace_rules import RuleReport, evaluate_rules, load_rules
 
 
 class EpisodeScore(BaseModel):
@@ -18,12 +22,24 @@ class EpisodeScore(BaseModel):
 
     alignment: Alignment | None
     failure: FailureAnnotation
+    rules: RuleReport | None = None  # the task's trace rules, per phase, when it has any
 
 
 def score_trace(trace: EpisodeTrace, goldens: Sequence[EpisodeTrace], feasible: bool = True) -> EpisodeScore:
-    """Align the trace with the task's golden traces (when there are any) and annotate it."""
+    """Align the trace with the task's golden traces (when there are any), annotate it,
+    and check the task's trace rules."""
     alignment = align(trace, list(goldens)) if goldens and trace.steps else None
-    return EpisodeScore(alignment=alignment, failure=annotate(trace, alignment, feasible=feasible))
+    return EpisodeScore(alignment=alignment, failure=annotate(trace, alignment, feasible=feasible),
+                        rules=_task_rules(trace))
+
+
+def _task_rules(trace: EpisodeTrace) -> RuleReport | None:
+    try:
+        spec = get_task(trace.task.task_id)
+    except UnknownTaskError:
+        return None  # an external or hand-made task: no built-in rules
+    rules = load_rules(fill(spec.trace_rules, trace.task.params))
+    return evaluate_rules(trace, rules) if rules else None
 
 
 def attempt_record(

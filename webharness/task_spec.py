@@ -148,6 +148,9 @@ def load_task(path: str | Path) -> TaskSpec:
         where = ".".join(str(p) for p in first["loc"]) or "<root>"
         raise TaskSpecError(str(path), where, first.get("input"), first["msg"]) from None
     _check_consistency(str(path), spec, raw)
+    from webharness.trace_rules import load_rules  # trace_rules imports task specs' errors
+
+    load_rules(spec.trace_rules, source=str(path))
     return spec
 
 
