@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_cmd_run)
 
     evaluate = sub.add_parser("evaluate", help="the main job: built-in agents over every scenario, clean and perturbed")
-    evaluate.add_argument("--seeds", default="0-2")
+    evaluate.add_argument("--seeds", default="0-1")
     evaluate.add_argument("--perturbation", default="popup,latency@0.5", help="the perturbed stack")
     evaluate.add_argument("--workers", type=int, default=2)
     evaluate.add_argument("--out", default="runs/evaluation")
