@@ -548,6 +548,20 @@ CASES = {c.id: c for c in all_cases()}
 QUITS = ("quit_done", "quit_message")
 
 
+def _one_per_fault() -> set[str]:
+    """The first case of every fault (so every code) and every scenario's first case: what
+    the test suite runs. The whole matrix (130 cases, ~8 min) is run and recorded by
+    docs/make_failure_matrix.py, which keeps the suite inside its time budget."""
+    chosen: dict[str, str] = {}
+    for case_id, case in CASES.items():
+        chosen.setdefault(case.fault.name, case_id)
+        chosen.setdefault("scenario:" + case_id.split("-")[0], case_id)
+    return set(chosen.values())
+
+
+IN_SUITE = _one_per_fault() | set(FAST_CASES)
+
+
 @pytest.fixture(scope="module")
 def bench() -> Iterator[Bench]:
     b = Bench()
@@ -564,7 +578,7 @@ def _slow_unless(fast: bool) -> list[pytest.MarkDecorator]:
     return [] if fast else [pytest.mark.slow]
 
 
-@pytest.mark.parametrize("case_id", [pytest.param(i, marks=_slow_unless(i in FAST_CASES)) for i in CASES
+@pytest.mark.parametrize("case_id", [pytest.param(i, marks=_slow_unless(i in FAST_CASES)) for i in sorted(IN_SUITE)
                                      if CASES[i].fault.name not in QUITS])
 def test_a_faulty_agent_gets_the_right_code_step_and_stage(bench: Bench, case_id: str) -> None:
     _check(bench.run(CASES[case_id]))
@@ -578,7 +592,7 @@ def test_ending_at_once_claiming_success_is_flagged_false_success(bench: Bench, 
     _check(result)
 
 
-ORACLE_SEEDS = (0, 1, SEED)
+ORACLE_SEEDS = (SEED,)  # the scenario tests play seeds 0-19 for success; here, the diagnosis
 
 
 @pytest.mark.parametrize("scenario,seed", [
