@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from tests.conftest import wait_until
+
 from tests.reliability.conftest import click_action, hostile_env, our_browser_pids
 from webharness.action_result import ActionErrorKind
 from webharness.browser import BrowserHost
@@ -121,7 +123,5 @@ def test_a_host_whose_graceful_close_hangs_kills_its_browser(monkeypatch):
             os.kill(pid, signal.SIGCONT)
         except ProcessLookupError:
             pass
-    deadline = time.monotonic() + 30
-    while our_browser_pids() - before and time.monotonic() < deadline:
-        time.sleep(0.1)  # children notice their browser is gone
+    wait_until(lambda: not (our_browser_pids() - before), 30, interval_s=0.1)  # children notice their browser is gone
     assert our_browser_pids() - before == set()

@@ -8,13 +8,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import wait_until
 
 from tests.reliability.conftest import our_browser_pids
 from webharness.evaluation import read_attempts
@@ -38,10 +39,8 @@ def resume(run_dir: Path, **overrides) -> None:
 
 
 def wait_for_no_browsers(before: set[int], bound_s: float = 60) -> set[int]:
-    deadline = time.monotonic() + bound_s
-    while (left := our_browser_pids() - before) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return left
+    wait_until(lambda: not (our_browser_pids() - before), bound_s)
+    return our_browser_pids() - before
 
 
 @contextmanager
@@ -104,9 +103,7 @@ def test_a_killed_run_resumed_records_every_episode_once(tmp_path, sig):
     command = [sys.executable, "-m", "webharness.cli", "run", "--agents", "oracle,random", "--tasks", "form,stats",
                "--seeds", "0-1", "--no-screenshots", "--obs-mode", "text", "--out", str(out)]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 240
-    while len(recorded_keys(out)) < 3 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: len(recorded_keys(out)) >= 3 or proc.poll() is not None, 240, interval_s=0.1)
     assert proc.poll() is None, "the run ended before it could be killed"
     proc.send_signal(sig)
     proc.wait(60)
