@@ -159,16 +159,26 @@ def hostile_action(rng: np.random.Generator, obs: dict[str, Any]) -> str:
 # --- the run ------------------------------------------------------------------------------
 def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile_rate: float = 0.35,
              warmup_rounds: int = 2, action_timeout_ms: float = 2_000, settle_cap_ms: float = 1_500,
-             strength: float = 0.7, progress: bool = False) -> SoakResult:
+             strength: float = 0.7, progress: bool = False, one_browser: bool = False) -> SoakResult:
     """Play ``steps`` steps round-robin over every scenario, each episode under the next
-    perturbation (or none), the random agent mixed with hostile actions."""
+    perturbation (or none), the random agent mixed with hostile actions.
+
+    By default each scenario has its own env (and browser), as a runner worker would.
+    ``one_browser=True`` plays every scenario in one env, setting its ``task_spec`` before
+    each reset: one browser launch instead of twelve, for a short soak on a slow machine.
+    """
     result = SoakResult(chromium_before=len(chromium_pids()))
     before = chromium_pids()
     rng = np.random.default_rng(seed)
     agent = load_agent("random", seed=seed, done_prob=0.02)
     stacks = ["", *PERTURBATIONS]
-    bases = {name: WebEvalEnv(name, obs_mode="text", action_timeout_ms=action_timeout_ms, settle_cap_ms=settle_cap_ms)
-             for name in webharness.task_names()}
+    def make(name: str) -> WebEvalEnv:
+        return WebEvalEnv(name, obs_mode="text", action_timeout_ms=action_timeout_ms, settle_cap_ms=settle_cap_ms)
+
+    names = webharness.task_names()
+    shared = make(names[0]) if one_browser else None
+    bases = {name: shared or make(name) for name in names}
+    specs = {name: webharness.get_task(name) for name in names}
     result.step_bound_s = next(iter(bases.values()))._step_timeout_s()
     durations: list[float] = []
     combos: set[tuple[str, str]] = set()
@@ -179,6 +189,7 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
             for index, (name, base) in enumerate(bases.items()):
                 stack = stacks[(round_no + index) % len(stacks)]
                 combos.add((name, stack))
+                base.task_spec, base.max_steps = specs[name], specs[name].max_steps  # a no-op unless shared
                 _episode(base, stack, strength, agent, rng, episode_steps, hostile_rate, result, durations, seed)
                 result.chromium_peak = max(result.chromium_peak, len(chromium_pids() - before))
                 if result.steps >= steps:
@@ -248,10 +259,12 @@ def main() -> int:
     parser.add_argument("--hostile-rate", type=float, default=0.35)
     parser.add_argument("--action-timeout-ms", type=float, default=2_000)
     parser.add_argument("--settle-cap-ms", type=float, default=1_500)
+    parser.add_argument("--one-browser", action="store_true", help="every scenario in one env (one browser)")
     parser.add_argument("--json", help="write the result here")
     args = parser.parse_args()
     result = run_soak(args.steps, args.seed, args.episode_steps, args.hostile_rate,
-                      action_timeout_ms=args.action_timeout_ms, settle_cap_ms=args.settle_cap_ms, progress=True)
+                      action_timeout_ms=args.action_timeout_ms, settle_cap_ms=args.settle_cap_ms, progress=True,
+                      one_browser=args.one_browser)
     report = {**asdict(result), "ok": result.ok, "cpus": os.cpu_count(), "load_avg": os.getloadavg()}
     text = json.dumps(report, indent=1)
     print(text)
