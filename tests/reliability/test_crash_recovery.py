@@ -67,9 +67,9 @@ def _crash_page(env) -> None:
         cdp = await session.context.new_cdp_session(session.page)
         sent = asyncio.ensure_future(cdp.send("Page.crash"))
         sent.add_done_callback(lambda f: f.cancelled() or f.exception())
-        await asyncio.sleep(0.2)
 
     env.runtime.run(crash(), 30)
+    assert wait_until(lambda: session.crashed, 30), "the page did not report its crash"
 
 
 def test_a_crashed_page_ends_the_step_and_the_next_reset_works(env):
