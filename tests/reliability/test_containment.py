@@ -133,6 +133,8 @@ def test_downloads_are_refused_and_recorded(page):
 def test_permission_prompts_are_denied_and_recorded(page, button, denied, recorded):
     env, info = page
     info = click(env, info, button)
+    if page_status(info) != denied:  # the denial comes back asynchronously: let the page answer
+        info = env.step("wait(3000)")[4]
     assert page_status(info) == denied
     assert recorded in info["semantic_state"].blocked_requests
 
