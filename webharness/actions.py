@@ -229,7 +229,7 @@ def _literal(node: ast.expr) -> Any:
             return -value
     if isinstance(node, ast.List) and len(node.elts) == 1:  # select_option(ref, ["x"])
         return _literal(node.elts[0])
-    raise ActionParseError(f"arguments must be string or number literals, got {ast.dump(node)[:60]}")
+    raise ActionParseError(f"arguments must be string or number literals, got {type(node).__name__}")
 
 
 def _bind(name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
