@@ -145,7 +145,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             ended_by = "criteria"
         terminated = ended_by is not None
         truncated = not terminated and self._steps >= self.max_steps
-        info = self._info(episode, observed, action, result)
+        info = self._info(episode, observed, action, result, success)
         if terminated or truncated:
             self._ended = True
             info["episode_end"] = EpisodeEnd(
@@ -223,13 +223,14 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             user_messages=episode.user_messages,
         )
 
-    def _info(self, episode: Episode, observed: Observed, action: Any, result: ActionResult | None) -> dict[str, Any]:
+    def _info(self, episode: Episode, observed: Observed, action: Any, result: ActionResult | None,
+              success: bool | None = None) -> dict[str, Any]:
         return {
             "task": episode.task.instance,
             "semantic_state": observed.state,
             "action": action.dsl() if isinstance(action, A._Action) else action,
             "action_result": result,
-            "success": episode.success(),
+            "success": episode.success() if success is None else success,
             "step": self._steps,
             "perturbations": [e.model_dump() for e in episode.hooks.events],
         }

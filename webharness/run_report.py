@@ -6,7 +6,7 @@ from pathlib import Path
 
 from webharness.evaluation import EvalAttempt, read_attempts
 from webharness.report import EpisodeView, StepView, write_report
-from webharness.runner import RESULTS, golden_dir
+from webharness.runner import RESULTS, golden_dir, load_golden_folder
 from webharness.scoring import EpisodeScore, attempt_record, score_trace
 from webharness.summary import summarize
 from webharness.trace import EpisodeTrace
@@ -15,9 +15,7 @@ from webharness.trace_io import TraceError, load_trace
 
 def load_goldens(run_dir: Path, attempt: EvalAttempt) -> list[EpisodeTrace]:
     folder = run_dir / golden_dir(attempt.scenario_id, attempt.seed or 0)
-    if not folder.is_dir():
-        return []
-    return [load_trace(p) for p in sorted(folder.iterdir()) if p.is_dir()]
+    return load_golden_folder(folder) if folder.is_dir() else []
 
 
 def rescore(run_dir: Path, attempt: EvalAttempt) -> tuple[EpisodeTrace, EpisodeScore, EvalAttempt] | None:

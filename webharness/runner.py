@@ -244,7 +244,7 @@ def golden_dir(env_id: str, seed: int) -> str:
 def _load_or_record_goldens(job: EpisodeJob, folder: Path) -> list[EpisodeTrace]:
     if folder.is_dir():
         try:
-            return _load_goldens(folder)
+            return load_golden_folder(folder)
         except TraceError:
             shutil.rmtree(folder, ignore_errors=True)  # half-made by a killed run: record again
     # Workers may record the same goldens at once: each writes its own folder and the
@@ -257,10 +257,11 @@ def _load_or_record_goldens(job: EpisodeJob, folder: Path) -> list[EpisodeTrace]
         os.rename(scratch, folder)
     except OSError:
         shutil.rmtree(scratch, ignore_errors=True)
-    return _load_goldens(folder)
+    return load_golden_folder(folder)
 
 
-def _load_goldens(folder: Path) -> list[EpisodeTrace]:
+def load_golden_folder(folder: Path) -> list[EpisodeTrace]:
+    """The golden traces saved in a run folder for one task and seed, one per path."""
     return [load_trace(p) for p in sorted(folder.iterdir()) if p.is_dir()]
 
 
