@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from playwright.async_api import Error as PlaywrightError
+
 from webharness.action_result import ActionErrorKind
+from webharness.page_session import AGENT
 from webharness.envs import WebEvalEnv
 from webharness.task_spec import TaskSpec
 
@@ -148,6 +151,33 @@ def test_goto_and_go_back_navigate(page):
 def test_clicking_a_link_follows_it(page):
     env, info = page
     _, info = act(env, f"click({ref(info, 'link', 'Go to page two')!r})")
+    assert [h.text for h in info["semantic_state"].headings] == ["Page two"]
+
+
+def _settle_after_submitting(env, form_id: str, cap_ms: int) -> dict:
+    """Submit a form and start settling in the same task, before its navigation can begin."""
+    script = (f"() => {{ document.getElementById({form_id!r}).requestSubmit();"
+              f" return {AGENT}.settle({{quietMs: 10, capMs: {cap_ms}}}); }}")
+    try:
+        return env.runtime.run(env.episode.session.page.evaluate(script), 10)
+    except PlaywrightError:
+        return {"navigating": True}  # the document went away first: it did not settle early
+
+
+def test_settling_waits_for_a_submitted_form_to_start_its_navigation(page):
+    env, _ = page
+    assert _settle_after_submitting(env, "leave", cap_ms=3000)["navigating"]
+
+
+def test_settling_does_not_wait_for_a_submit_the_page_handles_itself(page):
+    env, _ = page
+    settled = _settle_after_submitting(env, "stay", cap_ms=1000)
+    assert settled == {"navigating": False, "timedOut": False}
+
+
+def test_submitting_a_form_shows_the_page_it_leads_to(page):
+    env, info = page
+    _, info = act(env, f"click({ref(info, 'button', 'Open page two')!r})")
     assert [h.text for h in info["semantic_state"].headings] == ["Page two"]
 
 

@@ -26,9 +26,8 @@ def region_table(axtree: str) -> Table:
     rows = []
     for text in re.findall(r'- row "([^"]+)"', axtree):
         figures = re.findall(r"\$?\d[\d,]*(?!\.\d|%|,)", text)
-        name = text.split(figures[0])[0].strip() if figures else text
-        if name != "Region":
-            rows.append((name, figures[:3]))
+        if figures:  # the header row (column names) has none
+            rows.append((text.split(figures[0])[0].strip(), figures[:3]))
     return rows
 
 

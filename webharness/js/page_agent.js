@@ -13,6 +13,7 @@
     lastMutation: performance.now(),
     pending: 0, // fetch/XHR in flight
     navigating: false,
+    dueNavigation: null, // { event, at }: a submit or link click whose navigation has not begun
   };
 
   // --- settling: mutations, requests, navigation -------------------------------------
@@ -67,6 +68,41 @@
   if (window.navigation) window.navigation.addEventListener("navigate", markNavigating);
   window.addEventListener("beforeunload", () => { state.navigating = true; });
 
+  // A form submission or a link click starts its navigation in a later task, which under
+  // load can come after the page already looks quiet. Keep the event: while its default
+  // action is still due (not prevented, not in a new window, not same-document), the page
+  // is not settled, for at most NAVIGATION_DUE_MS.
+  const NAVIGATION_DUE_MS = 2000;
+  const leavesDocument = (url, target) => {
+    if (target && target !== "_self") return false;
+    let next;
+    try { next = new URL(url, location.href); } catch (err) { return false; }
+    if (!/^https?:$/.test(next.protocol)) return false; // javascript:, mailto:, refused schemes
+    const sameDocument = next.href.includes("#") && next.href.split("#")[0] === location.href.split("#")[0];
+    return !sameDocument; // "#" or "#section" on this page only scrolls
+  };
+  window.addEventListener("submit", (event) => {
+    // Attributes, not properties: a field named "action" or "target" shadows form.action.
+    const form = event.target;
+    const from = (name) => (event.submitter && event.submitter.getAttribute("form" + name)) || form.getAttribute(name);
+    if ((from("method") || "").toLowerCase() === "dialog") return;
+    if (leavesDocument(from("action") || location.href, from("target"))) {
+      state.dueNavigation = { event, at: performance.now() };
+    }
+  }, true);
+  window.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+    if (link && !link.hasAttribute("download") && leavesDocument(link.href, link.target)) {
+      state.dueNavigation = { event, at: performance.now() };
+    }
+  }, true);
+  const navigationDue = () => {
+    const due = state.dueNavigation;
+    if (!due) return false;
+    if (due.event.defaultPrevented || performance.now() - due.at > NAVIGATION_DUE_MS) state.dueNavigation = null;
+    return Boolean(state.dueNavigation);
+  };
+
   // Resolves when no request is in flight and the DOM has been quiet for quietMs, or
   // when a navigation starts, or at capMs. Polls with setTimeout (rAF is throttled).
   const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) => {
@@ -74,7 +110,8 @@
     const check = () => {
       const now = performance.now();
       if (state.navigating) return resolve({ navigating: true, timedOut: false });
-      const quiet = state.pending === 0 && now - state.lastMutation >= quietMs && document.readyState !== "loading";
+      const quiet = state.pending === 0 && now - state.lastMutation >= quietMs && document.readyState !== "loading"
+        && !navigationDue();
       if (quiet) return resolve({ navigating: false, timedOut: false });
       if (now - start >= capMs) return resolve({ navigating: false, timedOut: true, pending: state.pending });
       setTimeout(check, Math.max(1, Math.min(quietMs, 5)));
@@ -437,7 +474,7 @@
 
   Object.defineProperty(window, KEY, {
     value: Object.freeze({ settle, waitForChange, snapshot, locate, selectAll, focus, selectOption, scrollBy, identify,
-      markSettled: () => { state.navigating = false; } }),
+      markSettled: () => { state.navigating = false; state.dueNavigation = null; } }),
     enumerable: false,
   });
 })();
