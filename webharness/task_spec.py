@@ -133,12 +133,7 @@ def load_task(path: str | Path) -> TaskSpec:
         TaskSpecError: naming the file, the field path and the value.
     """
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise TaskSpecError(str(path), "<file>", None, f"not valid YAML: {exc}") from None
-    except OSError as exc:
-        raise TaskSpecError(str(path), "<file>", None, f"cannot read: {exc.strerror}") from None
+    raw = _read_yaml(path)
     if not isinstance(raw, dict):
         raise TaskSpecError(str(path), "<file>", raw, "a task spec is a mapping of fields")
     try:
@@ -147,11 +142,59 @@ def load_task(path: str | Path) -> TaskSpec:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "<root>"
         raise TaskSpecError(str(path), where, first.get("input"), first["msg"]) from None
+    except RecursionError:
+        raise TaskSpecError(str(path), "<file>", None, "nested too deeply to validate") from None
     _check_consistency(str(path), spec, raw)
     from webharness.trace_rules import load_rules  # trace_rules imports task specs' errors
 
     load_rules(spec.trace_rules, source=str(path))
     return spec
+
+
+# Real task files hold a few thousand values; aliases (*name) nested in aliases can expand
+# a small file to billions ("billion laughs"), which validation would then walk.
+MAX_SPEC_VALUES = 200_000
+
+
+def _expanded_size(value: Any, sizes: dict[int, int]) -> int:
+    """How many values ``value`` holds once aliases are expanded (each shared object
+    counted once per use, computed once); -1 when a value contains itself."""
+    if not isinstance(value, (dict, list)):
+        return 1
+    if id(value) in sizes:
+        return sizes[id(value)]
+    sizes[id(value)] = -1  # in progress: meeting it again below is a cycle
+    total = 1
+    for child in value.values() if isinstance(value, dict) else value:
+        size = _expanded_size(child, sizes)
+        if size < 0:
+            return -1
+        total += size
+    sizes[id(value)] = total
+    return total
+
+
+def _read_yaml(path: Path) -> Any:
+    """The file's YAML data; every way a file can be unreadable is a ``TaskSpecError``."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise TaskSpecError(str(path), "<file>", None, f"not valid YAML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise TaskSpecError(str(path), "<file>", None, f"not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+    except OSError as exc:
+        raise TaskSpecError(str(path), "<file>", None, f"cannot read: {exc.strerror}") from None
+    except RecursionError:
+        raise TaskSpecError(str(path), "<file>", None, "nested too deeply to read") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise TaskSpecError(str(path), "<file>", None, f"a value cannot be read: {exc}") from None
+    size = _expanded_size(raw, {})
+    if size < 0:
+        raise TaskSpecError(str(path), "<file>", None, "a value contains itself (a recursive alias)")
+    if size > MAX_SPEC_VALUES:
+        raise TaskSpecError(str(path), "<file>", None,
+                            f"expands to more than {MAX_SPEC_VALUES:,} values (aliases within aliases); write it out plainly")
+    return raw
 
 
 def _check_consistency(file: str, spec: TaskSpec, raw: dict[str, Any]) -> None:
