@@ -152,6 +152,18 @@ def test_passing_run_has_no_code() -> None:
     assert not (annotation.false_success or annotation.false_give_up or annotation.not_executable)
 
 
+def test_blocked_requests_are_in_the_failure_evidence() -> None:
+    blocked = form()
+    blocked.blocked_requests = ["http://evil.example/steal?x=1", "file:///etc/passwd"]
+    trace = run(('goto("file:///etc/passwd")', blocked, {"error": ActionErrorKind.NAVIGATION_BLOCKED}),
+                ("done()", blocked, NO_CHANGE), ended_by="done")
+    annotation = annotate(trace)
+    assert not annotation.passed
+    assert annotation.evidence["blocked_requests"] == blocked.blocked_requests
+    clean = run(('fill("e1", "Ada")', form()), ("done()", form(), NO_CHANGE), ended_by="done")
+    assert "blocked_requests" not in annotate(clean).evidence
+
+
 def test_false_success_when_agent_claims_done_but_criteria_fail() -> None:
     trace = run(('fill("e1", "Ada")', form()), ("done()", form(), NO_CHANGE), ended_by="done")
     assert annotate(trace).false_success

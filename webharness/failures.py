@@ -289,8 +289,9 @@ def annotate(
         "false_give_up": feasible and end.ended_by == ActionKind.REPORT_INFEASIBLE.value,
     }
     notes = step_failures(trace)
+    contained = _blocked_requests(trace)
     if passed:
-        return FailureAnnotation(passed=True, message="passed", step_notes=notes, **flags)
+        return FailureAnnotation(passed=True, message="passed", step_notes=notes, evidence=contained, **flags)
     notes = _sorted(notes + _episode_failures(trace, end))
     primary = _runtime_fault(trace, end, notes) or _first_explaining(trace, notes, alignment)
     primary = primary or _incomplete(trace, end, alignment)
@@ -301,7 +302,7 @@ def annotate(
         stage=root_cause_stage(primary.code, primary.evidence),
         message=primary.message,
         evidence={**primary.evidence, "ended_by": end.ended_by, "end_error": end.error,
-                  **_alignment_evidence(alignment)},
+                  **_alignment_evidence(alignment), **contained},
         not_executable=primary.code is FailureCode.RUNTIME_ERROR,
         step_notes=notes,
         **flags,
@@ -671,6 +672,12 @@ def _is_invalid(element: Element) -> bool:
 
 def _normalise(text: str) -> str:
     return " ".join(text.lower().split())
+
+
+def _blocked_requests(trace: EpisodeTrace) -> dict[str, Any]:
+    """What the page or the agent tried to reach and the harness refused, if anything."""
+    blocked = trace.steps[-1].state.blocked_requests if trace.steps else []
+    return {"blocked_requests": list(blocked)} if blocked else {}
 
 
 def _alignment_evidence(alignment: AlignmentLike | None) -> dict[str, Any]:
