@@ -31,6 +31,7 @@ import webharness  # noqa: E402
 from webharness.agents import load_agent  # noqa: E402
 from webharness.envs import WebEvalEnv  # noqa: E402
 from webharness.perturbations import PERTURBATIONS  # noqa: E402
+from webharness.processes import chromium_pids, descendants  # noqa: E402
 from webharness.wrappers import perturb  # noqa: E402
 
 STEP_SLACK_S = 1.0  # allowed on top of the env's own step bound
@@ -64,42 +65,6 @@ class SoakResult:
 
 
 # --- processes ----------------------------------------------------------------------------
-def _proc_table() -> tuple[dict[int, int], dict[int, str]]:
-    parents, names = {}, {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        end = stat.rindex(")")
-        if stat[end + 2] == "Z":
-            continue  # a zombie holds no memory and is no browser any more
-        names[int(entry.name)] = stat[stat.index("(") + 1:end]
-        parents[int(entry.name)] = int(stat[end + 2:].split()[1])
-    return parents, names
-
-
-def descendants() -> dict[int, str]:
-    """Live descendants of this process, with their names."""
-    parents, names = _proc_table()
-    me = os.getpid()
-
-    def ours(pid: int) -> bool:
-        while pid > 1:
-            pid = parents.get(pid, 0)
-            if pid == me:
-                return True
-        return False
-
-    return {pid: name for pid, name in names.items() if ours(pid)}
-
-
-def chromium_pids() -> set[int]:
-    return {pid for pid, name in descendants().items() if "chrom" in name}
-
-
 def memory_mb() -> float:
     """Memory of this process and every descendant (the browsers), in MB.
 

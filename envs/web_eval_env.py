@@ -105,6 +105,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         """Open the episode's page; after a browser failure, restart the browser once."""
         timeout = self._step_timeout_s()
         for attempt in (1, 2):
+            session = None
             try:
                 session = runtime.take_session(timeout)  # may launch the browser
                 episode = Episode(task, session, self.options, hooks)
@@ -114,7 +115,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             except Exception as exc:  # a crashed or hung browser: restart it once
                 if attempt == 2:
                     raise BrowserError(f"could not start {task.instance.env_id}: {exc}") from exc
-                runtime.restart()
+                runtime.restart(session)
                 continue
             self._episode = episode
             return observed
@@ -167,7 +168,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         result = ActionResult.failed(ActionErrorKind.BROWSER_ERROR, message)
         self._ended = True
         if self._runtime is not None:
-            self._runtime.restart()
+            self._runtime.restart(episode.session)
         self._episode = None
         observed = episode.last
         if observed is None:  # start() always observes before a step can run

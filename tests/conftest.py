@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ import webharness  # noqa: F401  (registers the WebEval/* ids)
 from webharness.catalogue import get_task
 from webharness.criteria import CriteriaContext
 from webharness.oracle import OracleAgent, golden_paths
+from webharness.processes import chromium_pids  # noqa: F401  (re-exported for the tests)
 
 
 @dataclass
@@ -112,6 +114,19 @@ def wait_until(predicate: Callable[[], bool], timeout_s: float, interval_s: floa
             return False
         time.sleep(interval_s)
     return True
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_browser_per_module(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Envs of a test module share one kept Chromium (a launch per module, not per env).
+
+    A module that counts browser processes itself is marked ``own_browser`` and opts out.
+    """
+    if request.node.get_closest_marker("own_browser"):
+        yield
+        return
+    with webharness.keep_browser():
+        yield
 
 
 @pytest.fixture

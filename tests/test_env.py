@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -14,31 +13,6 @@ from gymnasium.utils.env_checker import check_env
 import webharness
 from webharness.envs import registered_ids
 from tests.conftest import oracle_policy, play
-
-
-def chromium_pids() -> set[int]:
-    """Browser processes descended from this test process."""
-    parents: dict[int, int] = {}
-    names: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        name_end = stat.rindex(")")
-        names[int(entry.name)] = stat[stat.index("(") + 1:name_end]
-        parents[int(entry.name)] = int(stat[name_end + 2:].split()[1])
-
-    def descends_from_us(pid: int) -> bool:
-        while pid > 1:
-            pid = parents.get(pid, 0)
-            if pid == os.getpid():
-                return True
-        return False
-
-    return {pid for pid, name in names.items() if "chrom" in name and descends_from_us(pid)}
 
 
 @pytest.mark.parametrize("env_id", registered_ids())
@@ -113,23 +87,6 @@ def test_the_env_works_inside_a_running_asyncio_loop(make_env):
 
     _, _, _, _, info = asyncio.run(notebook_cell())
     assert info["action_result"].ok and info["semantic_state"].find("textbox", "Full name")
-
-
-def test_no_chromium_is_left_after_close():
-    before = chromium_pids()
-    env = gym.make("WebEval/form-v0", obs_mode="text")
-    env.reset(seed=0)
-    assert chromium_pids() - before, "the env should have launched a browser"
-    env.close()
-    env.close()  # idempotent
-    assert chromium_pids() - before == set()
-
-
-def test_the_browser_is_not_launched_before_reset():
-    before = chromium_pids()
-    env = gym.make("WebEval/form-v0")
-    assert chromium_pids() - before == set()
-    env.close()
 
 
 def test_step_before_reset_is_refused():

@@ -16,6 +16,7 @@ from webharness.errors import (
     WebHarnessError,
 )
 from webharness.semantic import Element, SemanticLocator, SemanticState, StateDiff
+from webharness.shared_browser import keep_browser
 from webharness.task_spec import TaskSpec, load_task
 from webharness.trace import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
@@ -46,6 +47,7 @@ __all__ = [
     "__version__",
     "find_chromium",
     "get_task",
+    "keep_browser",
     "load_task",
     "parse_action",
     "task_names",

@@ -88,6 +88,7 @@ class BrowserHost:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._browser_pid: int | None = None  # to kill it when a graceful close hangs
+        self._launching: asyncio.Lock | None = None  # made on the host's loop, on first use
         self._lock = threading.Lock()
         _LIVE_HOSTS.add(self)
 
@@ -123,6 +124,12 @@ class BrowserHost:
 
     async def browser(self) -> Browser:
         """The running browser, launched on first use and relaunched if it died."""
+        if self._launching is None:
+            self._launching = asyncio.Lock()  # envs sharing the host may ask at once
+        async with self._launching:
+            return await self._connected_browser()
+
+    async def _connected_browser(self) -> Browser:
         if self._browser is not None and self._browser.is_connected():
             return self._browser
         if self._playwright is None:
@@ -137,6 +144,10 @@ class BrowserHost:
             raise BrowserError(f"could not launch Chromium at {executable}: {exc}") from exc
         self._browser_pid = await _browser_pid(self._browser)
         return self._browser
+
+    def is_current(self, browser: Browser) -> bool:
+        """Whether ``browser`` is the one this host runs now (not one it has replaced)."""
+        return browser is self._browser
 
     async def _shutdown(self) -> None:
         if self._browser is not None:
@@ -182,6 +193,7 @@ class BrowserHost:
             except Exception:
                 pass
         self._browser_pid = None
+        self._launching = None  # bound to the loop that is ending
         loop.call_soon_threadsafe(loop.stop)
         if thread is not None:
             thread.join(timeout)

@@ -1,17 +1,21 @@
-"""The env's browser runtime: one host thread and browser, pages made ready ahead of time.
+"""The env's browser runtime: a lease on the process's browser, pages made ready ahead of time.
 
 A fresh context + page costs ~150-300 ms; the runtime opens the next one in the background
-while the agent works on the current episode, so ``reset`` only navigates.
+while the agent works on the current episode, so ``reset`` only navigates. The browser
+itself is shared by every env of the process (``shared_browser``): the runtime owns only
+its contexts, and closes them when it is done.
 """
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import threading
 from typing import Any, Coroutine, TypeVar
 
-from webharness.browser import LAUNCH_TIMEOUT_MS, BrowserHost
+from webharness.browser import CLOSE_TIMEOUT_S, LAUNCH_TIMEOUT_MS, BrowserHost
 from webharness.page_session import PageSession
+from webharness.shared_browser import lease_host, release_host, replace_host
 
 T = TypeVar("T")
 
@@ -20,9 +24,11 @@ class BrowserRuntime:
     def __init__(self, viewport: tuple[int, int], headless: bool = True) -> None:
         self.viewport = viewport
         self.headless = headless
-        self.host = BrowserHost(headless=headless)
+        self.host: BrowserHost = lease_host(headless)
         self._next: concurrent.futures.Future[PageSession] | None = None
-        self._closing: list[threading.Thread] = []  # hosts thrown away, closing in the background
+        self._open_sessions: set[PageSession] = set()  # contexts this runtime must close
+        self._closing: list[threading.Thread] = []  # hosts given up, closing in the background
+        self._closed = False
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         return self.host.run(coro, timeout)
@@ -61,29 +67,66 @@ class BrowserRuntime:
 
     def discard(self, session: PageSession) -> None:
         """Close a finished episode's context without waiting for it."""
+        self._open_sessions.discard(session)
         self.host.submit(session.close())
 
     async def _open(self) -> PageSession:
         browser = await self.host.browser()
-        return await PageSession.open(browser, self.viewport)
+        session = await PageSession.open(browser, self.viewport)
+        self._open_sessions.add(session)
+        return session
 
-    def restart(self) -> None:
-        """Throw away the browser (after a crash or a hung page) and start clean.
+    def restart(self, failed: PageSession | None = None) -> None:
+        """Give up this runtime's pages after a crash or a hung page, and start clean.
 
-        Returns at once: the old browser is killed, and its host (Playwright's driver and
-        thread) is closed in the background; ``close`` waits for that. The next page
-        launches a new browser.
+        When the failure came from the browser now running (or ``failed`` is not known),
+        that browser is killed and the process's envs move to a fresh one; a failure of a
+        browser another env has already replaced only moves this runtime along. Returns at
+        once: a host given up is closed in the background, and ``close`` waits for that.
         """
         self._next = None
-        old, self.host = self.host, BrowserHost(headless=self.headless)
-        old.kill()
-        closer = threading.Thread(target=old.close, name="webharness-browser-close", daemon=True)
-        closer.start()
-        self._closing = [t for t in self._closing if t.is_alive()] + [closer]
+        self._open_sessions.clear()  # they died with their browser
+        old = self.host
+        kill = failed is None or old.is_current(failed.context.browser)
+        self.host, old_idle = replace_host(old, kill=kill)
+        if old_idle:
+            self._close_in_background(old)
 
     def close(self) -> None:
-        self._next = None
-        self.host.close()
+        """Close this runtime's contexts and give up its lease (the last lease closes the
+        browser). Bounded: contexts that do not close in time are killed with their browser."""
+        if self._closed:
+            return
+        self._closed = True
+        sessions = self._sessions_to_close()
+        if sessions and not self._close_sessions(sessions):
+            self.restart()  # a hung page: the browser is killed, the lease moves on
+        release_host(self.host)
         for closer in self._closing:
             closer.join()  # bounded: BrowserHost.close kills what does not close in time
         self._closing.clear()
+
+    def _sessions_to_close(self) -> list[PageSession]:
+        pending, self._next = self._next, None
+        if pending is not None:
+            try:
+                pending.result(CLOSE_TIMEOUT_S)  # it adds itself to the open sessions
+            except Exception:  # never opened: nothing to close
+                pass
+        sessions, self._open_sessions = list(self._open_sessions), set()
+        return sessions
+
+    def _close_sessions(self, sessions: list[PageSession]) -> bool:
+        async def close_all() -> None:
+            await asyncio.gather(*(s.close() for s in sessions))
+
+        try:
+            self.host.run(close_all(), CLOSE_TIMEOUT_S)
+        except Exception:  # a hung renderer, a dead browser
+            return False
+        return True
+
+    def _close_in_background(self, host: BrowserHost) -> None:
+        closer = threading.Thread(target=host.close, name="webharness-browser-close", daemon=True)
+        closer.start()
+        self._closing = [t for t in self._closing if t.is_alive()] + [closer]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_env import chromium_pids
+from tests.conftest import chromium_pids
 from webharness.envs import WebEvalEnv
 from webharness.task_spec import TaskSpec
 

@@ -16,6 +16,8 @@ from tests.reliability.conftest import click_action, hostile_env, our_browser_pi
 from webharness.action_result import ActionErrorKind
 from webharness.browser import BrowserHost
 
+pytestmark = pytest.mark.own_browser  # counts browser processes
+
 SLACK_S = 1.0  # what the issue allows on top of the env's own bound
 
 

@@ -21,6 +21,8 @@ from tests.reliability.conftest import our_browser_pids
 from webharness.evaluation import read_attempts
 from webharness.runner import RunConfig, RunError, expand_jobs, prepare_run, run_jobs
 
+pytestmark = pytest.mark.own_browser  # counts browser processes
+
 SMALL = dict(agents=["oracle", "random"], tasks=["form", "stats"], seeds=[0, 1], obs_mode="text", screenshots=False)
 
 

@@ -1,0 +1,86 @@
+"""One Chromium per process: envs share it, the last one out closes it, a crash is survived."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import gymnasium as gym
+import pytest
+
+import webharness
+from tests.conftest import chromium_pids, wait_until
+from webharness.shared_browser import users_of
+
+pytestmark = pytest.mark.own_browser  # counts browser processes
+
+FORM = "WebEval/form-v0"
+
+
+def browser_pid(env: gym.Env) -> int:
+    return env.unwrapped.runtime.host._browser_pid
+
+
+def test_no_chromium_is_left_after_close():
+    before = chromium_pids()
+    env = gym.make("WebEval/form-v0", obs_mode="text")
+    env.reset(seed=0)
+    assert chromium_pids() - before, "the env should have launched a browser"
+    env.close()
+    env.close()  # idempotent
+    assert chromium_pids() - before == set()
+
+
+def test_the_browser_is_not_launched_before_reset():
+    before = chromium_pids()
+    env = gym.make("WebEval/form-v0")
+    assert chromium_pids() - before == set()
+    env.close()
+
+
+def test_envs_in_one_process_share_one_browser_and_the_last_one_closes_it():
+    before = chromium_pids()
+    first, second = gym.make(FORM, obs_mode="text"), gym.make(FORM, obs_mode="text")
+    first.reset(seed=0)
+    second.reset(seed=1)
+    assert first.unwrapped.runtime.host is second.unwrapped.runtime.host
+    assert users_of(first.unwrapped.runtime.host) == 2
+    first.close()
+    _, _, _, _, info = second.step("noop()")
+    assert info["action_result"].ok, "closing one env must not disturb the other"
+    assert chromium_pids() - before, "the browser stays while an env uses it"
+    second.close()
+    assert wait_until(lambda: not (chromium_pids() - before), 10)
+
+
+def test_keep_browser_holds_the_browser_between_envs_made_one_after_another():
+    before = chromium_pids()
+    with webharness.keep_browser():
+        pids = []
+        for seed in (0, 1):
+            env = gym.make(FORM, obs_mode="text")
+            env.reset(seed=seed)
+            pids.append(browser_pid(env))
+            env.close()
+        assert pids[0] == pids[1], "the second env should reuse the kept browser"
+    assert wait_until(lambda: not (chromium_pids() - before), 10), "keep_browser left Chromium behind"
+
+
+def test_a_crash_ends_both_episodes_once_and_each_env_recovers_on_one_fresh_browser():
+    first, second = gym.make(FORM, obs_mode="text"), gym.make(FORM, obs_mode="text")
+    try:
+        first.reset(seed=0)
+        second.reset(seed=1)
+        old = browser_pid(first)
+        os.kill(old, signal.SIGKILL)
+        for env in (first, second):
+            _, _, _, truncated, info = env.step("noop()")
+            assert truncated and info["episode_end"].not_executable
+        first.reset(seed=2)
+        second.reset(seed=3)  # must not kill the browser the first env has just started
+        _, _, _, _, info = first.step("noop()")
+        assert info["action_result"].ok
+        assert browser_pid(first) == browser_pid(second) != old
+    finally:
+        first.close()
+        second.close()
