@@ -216,6 +216,12 @@ def with_repeat(specs: list[Spec], k: int) -> list[Spec]:
     return [*specs[:k + 1], specs[k], *specs[k + 1:]]
 
 
+def with_no_op(specs: list[Spec], k: int, times: int = 1) -> list[Spec]:
+    """After step k: clicks that change nothing the similarity sees (focus, a selected tab)."""
+    first = specs[k].state.elements[0]
+    return [*specs[:k + 1], *[Spec(specs[k].state, ("click", first.role, first.name))] * times, *specs[k + 1:]]
+
+
 def with_wrong_value(specs: list[Spec], k: int) -> list[Spec]:
     """Step k types a wrong value; every later state carries it (fields, rows, names)."""
     right = specs[k].action[-1]
@@ -288,6 +294,21 @@ def test_repeated_action_is_an_extra_step_at_the_repeat(shape: str, k: int) -> N
     assert result.skipped_golden_steps == []
     assert result.fidelity == 1.0  # nDTW forgives dwelling on a state ...
     assert result.step_efficiency > 1.0  # ... efficiency does not
+
+
+@pytest.mark.parametrize("times", [1, 2])
+@pytest.mark.parametrize(("shape", "k"), [(shape, k) for shape in SHAPES for k in range(key_states(shape) + 1)])
+def test_golden_step_that_changes_nothing_is_reached_by_a_run_leaving_it_out(shape: str, k: int, times: int) -> None:
+    # k == 0 is a golden path that repeats its start state (richtext's click on the selected
+    # tab): the agent's start used to pair with the last copy, skipping golden step 0
+    specs = SHAPES[shape][0]
+    run, no_op = agent(specs), materialise(with_no_op(specs, k, times), golden_path="no-op")
+    result = align(run, no_op)
+    assert result.first_divergence_step is None
+    assert result.progress_rate == progress_curve(run.states, no_op) == 1.0
+    assert (result.fidelity, result.extra_steps, result.wrong_actions) == (1.0, [], [])
+    assert result.skipped_golden_steps == list(range(k + 1, k + 1 + times))  # the later copies
+    assert [p.golden_step for p in result.matched[: k + 1]] == list(range(k + 1))  # first visits pair
 
 
 @pytest.mark.parametrize("shape", SHAPES)

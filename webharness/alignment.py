@@ -354,10 +354,11 @@ class Alignment(BaseModel):
     golden_path: str | None
     matched: list[MatchedPair] = Field(default_factory=list)
     extra_steps: list[int] = Field(default_factory=list)  # agent steps with no golden counterpart
-    skipped_golden_steps: list[int] = Field(default_factory=list)
+    skipped_golden_steps: list[int] = Field(default_factory=list)  # golden steps with no agent counterpart
     wrong_actions: list[int] = Field(default_factory=list)  # action differs and so does the state
     first_divergence_step: int | None = None  # None: the run never left the golden path
-    progress_rate: float = 0.0  # golden key states (after step 0) reached, in order
+    progress_rate: float = 0.0  # golden key states (after step 0) reached, in order; a skipped
+    # golden step whose action changed nothing is reached with the state before it
     fidelity: float = 0.0  # nDTW in [0, 1]; 1.0 for a run identical to the golden one
     step_efficiency: float = 0.0  # agent actions / golden actions
     dtw_cost: float | None = None  # summed 1 - similarity on the DTW path; None: no agent steps
@@ -530,11 +531,12 @@ def _align_one(agent: _Side, golden: _Side, weights: SimilarityWeights, threshol
     pairs = _monotone_pairs(sim.tolist())
     matched = [_pair(agent, golden, i, j, float(sim[i, j])) for i, j in pairs]
     agent_hit, golden_hit = {i for i, _ in pairs}, {j for _, j in pairs}
+    also_reached = _reached_with_previous(pairs, sim, cut)
     extra = [i for i in range(len(agent.index)) if i not in agent_hit]
     # a different action is wrong when it also led somewhere else (same state: same effect)
     wrong = [i for (i, _), m in zip(pairs, matched) if not m.action_matches and m.similarity < 1 - _EPS]
     key_states = len(golden.index) - 1
-    reached = sum(1 for (_, j), m in zip(pairs, matched) if j > 0 and m.similarity >= cut)
+    reached = sum(1 for (_, j), m in zip(pairs, matched) if j > 0 and m.similarity >= cut) + len(also_reached)
     cost = _dtw_cost(1.0 - sim)
     return Alignment(
         golden_path=golden.trace.golden_path,
@@ -542,7 +544,7 @@ def _align_one(agent: _Side, golden: _Side, weights: SimilarityWeights, threshol
         extra_steps=[agent.index[i] for i in extra],
         skipped_golden_steps=[golden.index[j] for j in range(len(golden.index)) if j not in golden_hit],
         wrong_actions=[agent.index[i] for i in wrong],
-        first_divergence_step=_first_divergence(agent, pairs, matched, set(extra) | set(wrong), cut),
+        first_divergence_step=_first_divergence(agent, pairs, matched, set(extra) | set(wrong), also_reached, cut),
         progress_rate=_fraction(reached, key_states),
         fidelity=math.exp(-cost / (len(golden.index) * FIDELITY_SCALE)) if cost is not None else 0.0,
         step_efficiency=max(len(agent.index) - 1, 0) / max(key_states, 1),
@@ -566,14 +568,35 @@ def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> Mat
     )
 
 
+def _reached_with_previous(pairs: list[tuple[int, int]], sim: np.ndarray, cut: float) -> set[int]:
+    """Unpaired golden steps the agent reached along with the golden step paired just before.
+
+    A golden step whose action changed nothing the similarity sees (clicking the tab that
+    was already selected, the state after ``done()``) repeats the state before it. An agent
+    that leaves such a step out still reaches its state: as in ``ProgressTracker``, it is
+    reached when the agent's matched state is at least as similar to it as to the one before.
+    """
+    reached: set[int] = set()
+    ends = [j for _, j in pairs[1:]] + [sim.shape[1]]
+    for (i, j), end in zip(pairs, ends):
+        while j + 1 < end and sim[i, j + 1] >= sim[i, j] >= cut:
+            j += 1
+            reached.add(j)
+    return reached
+
+
 def _first_divergence(
-    agent: _Side, pairs: list[tuple[int, int]], matched: list[MatchedPair], flagged: set[int], cut: float
+    agent: _Side, pairs: list[tuple[int, int]], matched: list[MatchedPair], flagged: set[int],
+    reached: set[int], cut: float,
 ) -> int | None:
-    """The first agent step that is extra or wrong, cuts a corner, or drops off the golden states."""
+    """The first agent step that is extra or wrong, cuts a corner, or drops off the golden states.
+
+    ``reached``: unpaired golden steps the agent reached all the same; leaving them out cuts no corner.
+    """
     candidates = set(flagged)
     last_j, last_sim = -1, None
     for (i, j), m in zip(pairs, matched):
-        if j > last_j + 1:  # golden steps skipped just before this match
+        if any(k not in reached for k in range(last_j + 1, j)):  # golden steps skipped just before
             candidates.add(i)
         if last_sim is not None and last_sim >= cut > m.similarity:  # fell below: not from reset on
             candidates.add(i)
@@ -584,8 +607,11 @@ def _first_divergence(
 def _monotone_pairs(sim: list[list[float]]) -> list[tuple[int, int]]:
     """One-to-one monotone pairs minimising sum(1 - sim) + GAP_COST per unpaired step.
 
-    On ties the traceback (from the end) prefers leaving the *agent* step unpaired, so a
-    repeat or a return to an earlier state is the extra step and the first visit matches.
+    On ties the traceback (from the end) leaves the *agent* step unpaired, then the
+    *golden* step, and pairs only when neither gap ties: of several equal states on
+    either side the first visit is paired and the later ones are the extra or skipped
+    steps. (Pairing first would match the agent's start with the last copy of a golden
+    path's repeated start state, leaving golden step 0 as a skip before agent step 0.)
     """
     n, m = len(sim), len(sim[0]) if sim else 0
     table = [[0.0] * (m + 1) for _ in range(n + 1)]
@@ -601,11 +627,11 @@ def _monotone_pairs(sim: list[list[float]]) -> list[tuple[int, int]]:
         here = table[i][j]
         if abs(table[i - 1][j] + GAP_COST - here) <= _EPS:
             i -= 1
-        elif abs(table[i - 1][j - 1] + 1.0 - sim[i - 1][j - 1] - here) <= _EPS:
+        elif abs(table[i][j - 1] + GAP_COST - here) <= _EPS:
+            j -= 1
+        else:  # neither gap gives ``here``: the pair does
             pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1
-        else:
-            j -= 1
     return pairs[::-1]
 
 
