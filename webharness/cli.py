@@ -57,7 +57,7 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         agents=_csv(args.agents), tasks=_csv(args.tasks), seeds=_seeds(args.seeds),
         perturbations=[p.strip() for p in args.perturbations.split(";")], trials=args.trials,
         workers=args.workers, backend=args.backend, ray_address=args.address, obs_mode=args.obs_mode,
-        screenshots=not args.no_screenshots, log_prompts=args.log_prompts,
+        screenshots=not args.no_screenshots, log_prompts=args.log_prompts, playwright_trace=args.playwright_trace,
     )
 
 
@@ -196,6 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--obs-mode", default="both", choices=["both", "text", "pixels"])
     run.add_argument("--no-screenshots", action="store_true", help="keep no screenshots in the traces")
     run.add_argument("--log-prompts", action="store_true", help="store LLM prompts and replies in the traces")
+    run.add_argument("--playwright-trace", action="store_true",
+                     help="keep Playwright's trace.zip in each episode folder (playwright show-trace trace.zip)")
     run.add_argument("--out", default="runs/latest")
     run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished episodes")
     run.set_defaults(func=_cmd_run)

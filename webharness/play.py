@@ -26,17 +26,20 @@ def play_episode(env: gym.Env, agent: PlayingAgent, seed: int | None, recorder: 
     recorder = recorder or EpisodeRecorder(None, agent=agent.name)
     obs, info = env.reset(seed=seed)
     agent.reset(info["task"])
-    recorder.start(info["task"])
-    recorder.add(step_record(0, obs, info, 0.0, env_timings(env)), env_frame(env, obs, screenshots))
-    index = 0
-    while True:
-        action = agent.act(obs, info)
-        obs, reward, terminated, truncated, info = env.step(action)
-        index += 1
-        recorder.add(step_record(index, obs, info, float(reward), env_timings(env)), env_frame(env, obs, screenshots))
-        if terminated or truncated:
-            end: EpisodeEnd = info["episode_end"]
-            return recorder.finish(end)
+    recorder.start(info["task"], env)
+    try:
+        recorder.add(step_record(0, obs, info, 0.0, env_timings(env)), env_frame(env, obs, screenshots))
+        index = 0
+        while True:
+            action = agent.act(obs, info)
+            obs, reward, terminated, truncated, info = env.step(action)
+            index += 1
+            recorder.add(step_record(index, obs, info, float(reward), env_timings(env)), env_frame(env, obs, screenshots))
+            if terminated or truncated:
+                end: EpisodeEnd = info["episode_end"]
+                return recorder.finish(end)
+    finally:
+        recorder.close()  # an episode cut short by an error keeps its Playwright trace
 
 
 def golden_traces(env: gym.Env, seed: int | None, folder: Path | None = None, screenshots: bool = True) -> list[EpisodeTrace]:

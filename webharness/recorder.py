@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
+import logging
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from playwright.async_api import Error as PlaywrightError
 
 from webharness.trace import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
-from webharness.trace_io import TraceWriter
+from webharness.trace_io import PLAYWRIGHT_TRACE, TraceWriter
+
+PLAYWRIGHT_TRACE_TIMEOUT_S = 60.0  # bound on starting, and on stopping and saving, a Playwright trace
+_log = logging.getLogger("webharness.recorder")
 
 
 def obs_digest(obs: dict[str, Any]) -> str:
@@ -48,19 +54,58 @@ def env_frame(env: Any, obs: dict[str, Any], screenshots: bool = True) -> np.nda
     return frame
 
 
-class EpisodeRecorder:
-    """Keeps the episode in memory and, given a folder, writes it as it goes."""
+class BrowserTracing:
+    """Playwright's own trace of the live episode's browser context.
 
-    def __init__(self, folder: Path | None, agent: str | None = None, golden_path: str | None = None) -> None:
+    It starts once ``reset`` has returned, so it opens on step 0's page (the start page's
+    load is not in it), and holds every action, DOM snapshot and screencast frame after.
+    """
+
+    def __init__(self, env: Any) -> None:
+        self.env = env.unwrapped
+        self.episode = self.env.episode
+        self._run(self.episode.session.context.tracing.start(screenshots=True, snapshots=True))
+
+    @property
+    def alive(self) -> bool:
+        """Whether the episode's context is still the env's (a failed browser took it)."""
+        return self.env.episode is self.episode and self.env.runtime is not None
+
+    def stop(self, path: Path) -> None:
+        """Stop tracing and write the archive to ``path``."""
+        self._run(self.episode.session.context.tracing.stop(path=path))
+
+    def _run(self, coro: Any) -> None:
+        self.env.runtime.run(coro, PLAYWRIGHT_TRACE_TIMEOUT_S)
+
+
+class EpisodeRecorder:
+    """Keeps the episode in memory and, given a folder, writes it as it goes.
+
+    With ``playwright_trace=True`` it also keeps Playwright's trace of the episode's
+    browser context as ``trace.zip`` in the folder; ``start`` then needs the env.
+    """
+
+    def __init__(self, folder: Path | None, agent: str | None = None, golden_path: str | None = None,
+                 playwright_trace: bool = False) -> None:
+        if playwright_trace and folder is None:
+            raise ValueError("playwright_trace=True needs a folder to save trace.zip in; pass one")
         self.folder = folder
         self.agent, self.golden_path = agent, golden_path
+        self.playwright_trace = playwright_trace
         self.writer = TraceWriter(folder) if folder is not None else None
         self.trace: EpisodeTrace | None = None
+        self._tracing: BrowserTracing | None = None
 
-    def start(self, task: TaskInstance) -> None:
+    def start(self, task: TaskInstance, env: Any = None) -> None:
+        """Begin the episode ``env`` has just reset to (``env`` is needed for the Playwright trace)."""
         self.trace = EpisodeTrace(task=task, agent=self.agent, golden_path=self.golden_path)
         if self.writer is not None:
             self.writer.start(task, agent=self.agent, golden_path=self.golden_path)
+        if self.playwright_trace:
+            if env is None:
+                raise ValueError("EpisodeRecorder(playwright_trace=True).start() needs the env whose browser to trace")
+            self._start_tracing(env)
 
     def add(self, step: StepRecord, screenshot: np.ndarray | None) -> None:
         if self.trace is None:
@@ -73,6 +118,32 @@ class EpisodeRecorder:
         if self.trace is None:
             raise RuntimeError("EpisodeRecorder.finish() before start()")
         self.trace.end = end
+        self._save_tracing()
         if self.writer is not None:
             self.writer.finish(end)
         return self.trace
+
+    def close(self) -> None:
+        """End an episode cut short (a reset or close before it ended, an error): the
+        Playwright trace so far is saved, the steps file closed. Nothing after ``finish``."""
+        self._save_tracing()
+        if self.writer is not None:
+            self.writer.close()
+
+    def _start_tracing(self, env: Any) -> None:
+        try:
+            self._tracing = BrowserTracing(env)
+        except (PlaywrightError, concurrent.futures.TimeoutError) as exc:
+            _log.warning("no Playwright trace for %s: tracing did not start (%s)", self.folder, exc)
+
+    def _save_tracing(self) -> None:
+        tracing, self._tracing = self._tracing, None
+        if tracing is None or self.writer is None:
+            return
+        if not tracing.alive:
+            _log.warning("no Playwright trace for %s: the browser failed and took the episode's context", self.folder)
+            return
+        try:
+            self.writer.add_file(PLAYWRIGHT_TRACE, tracing.stop)
+        except (PlaywrightError, concurrent.futures.TimeoutError) as exc:
+            _log.warning("no Playwright trace for %s: saving it failed (%s)", self.folder, exc)

@@ -54,6 +54,7 @@ class RunConfig(BaseModel):
     screenshots: bool = True  # PNGs in the traces (for the HTML timelines)
     agent_options: dict[str, Any] = Field(default_factory=dict)
     log_prompts: bool = False
+    playwright_trace: bool = False  # Playwright's trace.zip in each agent episode's folder
 
 
 class EpisodeJob(BaseModel):
@@ -68,6 +69,7 @@ class EpisodeJob(BaseModel):
     perturbations: str = ""
     obs_mode: str = "both"
     screenshots: bool = True
+    playwright_trace: bool = False
     agent_options: dict[str, Any] = Field(default_factory=dict)
     run_dir: str
 
@@ -86,7 +88,7 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
     env_ids = match_tasks(config.tasks)
     jobs = [
         EpisodeJob(agent=agent, env_id=env_id, seed=seed, trial=trial, perturbations=stack,
-                   obs_mode=config.obs_mode, screenshots=config.screenshots,
+                   obs_mode=config.obs_mode, screenshots=config.screenshots, playwright_trace=config.playwright_trace,
                    agent_options={**config.agent_options, **({"log_prompts": True} if config.log_prompts else {})},
                    run_dir=str(run_dir))
         for agent in config.agents
@@ -164,7 +166,7 @@ def run_job(job: EpisodeJob) -> EvalAttempt:
     agent = load_agent(job.agent, **_options_for(job.agent, job.agent_options))
     env = _WORKER.get(job.env_id, job.obs_mode, job.perturbations)
     started = time.perf_counter()
-    recorder = EpisodeRecorder(run_dir / job.trace_dir, agent=job.agent)
+    recorder = EpisodeRecorder(run_dir / job.trace_dir, agent=job.agent, playwright_trace=job.playwright_trace)
     try:
         trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
     except AgentUnavailableError:

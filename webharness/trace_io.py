@@ -6,6 +6,7 @@ Layout of one episode folder::
     steps.jsonl      one StepRecord per line          (each line one write + fsync)
     step_0003.png    screenshot of step 3             (atomic)
     end.json         how the episode ended            (atomic; absent if it never ended)
+    trace.zip        Playwright's trace, when asked   (atomic; ``playwright show-trace trace.zip``)
 
 >>> writer = TraceWriter(Path("runs/ep0"))                       # doctest: +SKIP
 >>> writer.start(task, agent="my-agent")                         # doctest: +SKIP
@@ -21,6 +22,7 @@ import os
 import tempfile
 from pathlib import Path
 from types import TracebackType
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -32,7 +34,7 @@ from webharness.trace import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
 __all__ = ["TraceError", "TraceWriter", "load_screenshot", "load_trace"]
 
-META, STEPS, END = "meta.json", "steps.jsonl", "end.json"
+META, STEPS, END, PLAYWRIGHT_TRACE = "meta.json", "steps.jsonl", "end.json", "trace.zip"
 
 
 class TraceError(WebHarnessError, ValueError):
@@ -50,7 +52,8 @@ class TraceWriter:
         """Begin a fresh episode: write ``meta.json``, clear what an earlier run left."""
         self.close()
         self.folder.mkdir(parents=True, exist_ok=True)
-        for stale in [self.folder / STEPS, self.folder / END, *self.folder.glob("step_*.png")]:
+        for stale in [self.folder / STEPS, self.folder / END, self.folder / PLAYWRIGHT_TRACE,
+                      *self.folder.glob("step_*.png")]:
             stale.unlink(missing_ok=True)
         meta = {"task": task.model_dump(mode="json"), "agent": agent, "golden_path": golden_path}
         _write_atomic(self.folder / META, json.dumps(meta, indent=1).encode())
@@ -73,6 +76,12 @@ class TraceWriter:
             raise TraceError(f"short write to {self.folder / STEPS} (disk full?)")
         os.fsync(self._steps.fileno())
         return step
+
+    def add_file(self, name: str, write: Callable[[Path], None]) -> Path:
+        """Put a file into the episode folder atomically: ``write`` fills the temp path given."""
+        path = self.folder / name
+        _write_with(path, write)
+        return path
 
     def finish(self, end: EpisodeEnd) -> None:
         """Record how the episode ended (``end.json``) and close the steps file."""
@@ -164,9 +173,15 @@ def _write_png_atomic(path: Path, pixels: np.ndarray) -> None:
         shape = getattr(pixels, "shape", None)
         raise TraceError(f"a screenshot must be a uint8 H×W×3 numpy array, got {type(pixels).__name__} "
                          f"{getattr(pixels, 'dtype', '')} {shape}")
+    # compress_level=1: speed over size
+    _write_with(path, lambda tmp: Image.fromarray(np.ascontiguousarray(pixels)).save(tmp, format="PNG", compress_level=1))
+
+
+def _write_with(path: Path, write: Callable[[Path], None]) -> None:
+    """Have ``write`` fill a temp file beside ``path``, fsync it, then rename it over ``path``."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        Image.fromarray(np.ascontiguousarray(pixels)).save(tmp, format="PNG", compress_level=1)  # speed over size
+        write(tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
