@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -124,47 +125,63 @@ def hostile_action(rng: np.random.Generator, obs: dict[str, Any]) -> str:
 # --- the run ------------------------------------------------------------------------------
 def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile_rate: float = 0.35,
              warmup_rounds: int = 2, action_timeout_ms: float = 2_000, settle_cap_ms: float = 1_500,
-             strength: float = 0.7, progress: bool = False, one_browser: bool = False) -> SoakResult:
-    """Play ``steps`` steps round-robin over every scenario, each episode under the next
-    perturbation (or none), the random agent mixed with hostile actions.
+             strength: float = 0.7, progress: bool = False, players: int = 1) -> SoakResult:
+    """Play at least ``steps`` steps round-robin over every scenario, each episode under the
+    next perturbation (or none), the random agent mixed with hostile actions, until every
+    (scenario, perturbation) pair has been played.
 
-    By default each scenario has its own env (and browser), as a runner worker would.
-    ``one_browser=True`` plays every scenario in one env, setting its ``task_spec`` before
-    each reset: one browser launch instead of twelve, for a short soak on a slow machine.
+    Each scenario has its own env, and all share the process's one browser, as in a runner
+    worker. ``players`` threads split the scenarios between them, so one player's bounded
+    waits (timeouts, latency, slow pages) overlap another's steps.
     """
     result = SoakResult(chromium_before=len(chromium_pids()))
     before = chromium_pids()
-    rng = np.random.default_rng(seed)
-    agent = load_agent("random", seed=seed, done_prob=0.02)
-    stacks = ["", *PERTURBATIONS]
-    def make(name: str) -> WebEvalEnv:
-        return WebEvalEnv(name, obs_mode="text", action_timeout_ms=action_timeout_ms, settle_cap_ms=settle_cap_ms)
-
     names = webharness.task_names()
-    shared = make(names[0]) if one_browser else None
-    bases = {name: shared or make(name) for name in names}
-    specs = {name: webharness.get_task(name) for name in names}
+    stacks = ["", *PERTURBATIONS]
+    bases = {name: WebEvalEnv(name, obs_mode="text", action_timeout_ms=action_timeout_ms,
+                              settle_cap_ms=settle_cap_ms) for name in names}
     result.step_bound_s = next(iter(bases.values()))._step_timeout_s()
     durations: list[float] = []
     combos: set[tuple[str, str]] = set()
+    lock, done = threading.Lock(), threading.Event()
     started = time.monotonic()
-    round_no = 0
-    try:
-        while result.steps < steps:
-            for index, (name, base) in enumerate(bases.items()):
-                stack = stacks[(round_no + index) % len(stacks)]
-                combos.add((name, stack))
-                base.task_spec, base.max_steps = specs[name], specs[name].max_steps  # a no-op unless shared
-                _episode(base, stack, strength, agent, rng, episode_steps, hostile_rate, result, durations, seed)
-                result.chromium_peak = max(result.chromium_peak, len(chromium_pids() - before))
-                if result.steps >= steps:
-                    break
-            round_no += 1
-            if round_no == warmup_rounds:
+
+    def play(player: int) -> None:
+        try:
+            play_rounds(player)
+        except Exception as exc:  # noqa: BLE001  (a harness fault outside step/reset)
+            with lock:
+                result.escaped.append(f"player {player}: {type(exc).__name__}: {exc}"[:300])
+            done.set()
+
+    def play_rounds(player: int) -> None:
+        rng = np.random.default_rng([seed, player])
+        agent = load_agent("random", seed=seed + player, done_prob=0.02)
+        for round_no in range(1, 10 * steps):
+            for name in names[player::players]:
+                stack = stacks[(round_no + names.index(name)) % len(stacks)]
+                outcome = _episode(bases[name], stack, strength, agent, rng, episode_steps, hostile_rate,
+                                   result.step_bound_s)
+                with lock:
+                    combos.add((name, stack))
+                    _merge(result, durations, outcome)
+                    result.chromium_peak = max(result.chromium_peak, len(chromium_pids() - before))
+                    if result.steps >= steps and len(combos) == len(names) * len(stacks):
+                        done.set()
+                if done.is_set():
+                    return
+            if player == 0 and round_no == warmup_rounds:
                 result.mem_warm_mb = memory_mb()
-            if progress:
+            if player == 0 and progress:
                 print(f"round {round_no}: {result.steps} steps, {time.monotonic() - started:.0f} s, "
                       f"memory {memory_mb():.0f} MB, chromium {len(chromium_pids() - before)}", file=sys.stderr)
+
+    try:
+        threads = [threading.Thread(target=play, args=(i,), name=f"soak-{i}") for i in range(players)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
         result.mem_end_mb = memory_mb()
     finally:
         for base in bases.values():
@@ -181,16 +198,40 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
     return result
 
 
+@dataclass
+class EpisodeOutcome:
+    """What one soak episode saw, merged into the result under the lock."""
+
+    reset: bool = False
+    durations: list[float] = field(default_factory=list)
+    hostile_steps: int = 0
+    escaped: list[str] = field(default_factory=list)
+    over_bound: list[str] = field(default_factory=list)
+    not_executable: list[str] = field(default_factory=list)
+
+
+def _merge(result: SoakResult, durations: list[float], outcome: EpisodeOutcome) -> None:
+    result.resets += outcome.reset
+    result.steps += len(outcome.durations)
+    durations.extend(outcome.durations)
+    result.hostile_steps += outcome.hostile_steps
+    result.escaped += outcome.escaped
+    result.over_bound += outcome.over_bound
+    result.episodes_not_executable += len(outcome.not_executable)
+    result.not_executable += outcome.not_executable
+
+
 def _episode(base: WebEvalEnv, stack: str, strength: float, agent: Any, rng: np.random.Generator,
-             episode_steps: int, hostile_rate: float, result: SoakResult, durations: list[float], seed: int) -> None:
+             episode_steps: int, hostile_rate: float, step_bound_s: float) -> EpisodeOutcome:
+    outcome = EpisodeOutcome()
     base.hook_factories.clear()  # the previous episode's perturbation wrappers
     env = perturb(base, stack, strength) if stack else base
     try:
         obs, info = env.reset(seed=int(rng.integers(1_000)))
     except Exception as exc:  # noqa: BLE001  (that is what the soak looks for)
-        result.escaped.append(f"reset {base.task_spec.id} [{stack}]: {type(exc).__name__}: {exc}"[:300])
-        return
-    result.resets += 1
+        outcome.escaped.append(f"reset {base.task_spec.id} [{stack}]: {type(exc).__name__}: {exc}"[:300])
+        return outcome
+    outcome.reset = True
     agent.reset(info["task"])
     for _ in range(episode_steps):
         hostile = rng.random() < hostile_rate
@@ -199,21 +240,20 @@ def _episode(base: WebEvalEnv, stack: str, strength: float, agent: Any, rng: np.
         try:
             obs, _, terminated, truncated, info = env.step(action)
         except Exception as exc:  # noqa: BLE001
-            result.escaped.append(f"step {base.task_spec.id} [{stack}] {action[:80]!r}: {type(exc).__name__}: {exc}"[:300])
-            return
+            outcome.escaped.append(f"step {base.task_spec.id} [{stack}] {action[:80]!r}: {type(exc).__name__}: {exc}"[:300])
+            return outcome
         elapsed = time.monotonic() - began
-        durations.append(elapsed)
-        result.steps += 1
-        result.hostile_steps += hostile
-        if elapsed > result.step_bound_s + STEP_SLACK_S:
-            result.over_bound.append(f"{base.task_spec.id} [{stack}] {action[:80]!r}: {elapsed:.1f} s")
+        outcome.durations.append(elapsed)
+        outcome.hostile_steps += hostile
+        if elapsed > step_bound_s + STEP_SLACK_S:
+            outcome.over_bound.append(f"{base.task_spec.id} [{stack}] {action[:80]!r}: {elapsed:.1f} s")
         if terminated or truncated:
             end = info.get("episode_end")
             if end is not None and end.not_executable:
-                result.episodes_not_executable += 1
-                result.not_executable.append(f"{base.task_spec.id} [{stack}] {action[:80]!r} after {elapsed:.1f} s: "
-                                             f"{end.error}"[:300])
-            return
+                outcome.not_executable.append(f"{base.task_spec.id} [{stack}] {action[:80]!r} after {elapsed:.1f} s: "
+                                              f"{end.error}"[:300])
+            return outcome
+    return outcome
 
 
 def main() -> int:
@@ -224,12 +264,12 @@ def main() -> int:
     parser.add_argument("--hostile-rate", type=float, default=0.35)
     parser.add_argument("--action-timeout-ms", type=float, default=2_000)
     parser.add_argument("--settle-cap-ms", type=float, default=1_500)
-    parser.add_argument("--one-browser", action="store_true", help="every scenario in one env (one browser)")
+    parser.add_argument("--players", type=int, default=1, help="threads sharing the scenarios (overlap their waits)")
     parser.add_argument("--json", help="write the result here")
     args = parser.parse_args()
     result = run_soak(args.steps, args.seed, args.episode_steps, args.hostile_rate,
                       action_timeout_ms=args.action_timeout_ms, settle_cap_ms=args.settle_cap_ms, progress=True,
-                      one_browser=args.one_browser)
+                      players=args.players)
     report = {**asdict(result), "ok": result.ok, "cpus": os.cpu_count(), "load_avg": os.getloadavg()}
     text = json.dumps(report, indent=1)
     print(text)

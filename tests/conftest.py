@@ -106,6 +106,16 @@ def golden_failures(env: gym.Env, path_id: str, seeds: Any) -> list[Any]:
     return failures
 
 
+ORACLE_SEEDS = range(20)  # the oracle succeeds on seeds 0-19 of every scenario
+
+
+def oracle_seeds(env_id: str, path_id: str) -> list[int]:
+    """The seeds of 0-19 that golden path ``path_id`` plays: a scenario's paths take turns,
+    so each seed is played once per scenario and each path on every n-th seed."""
+    paths = [p.id for p in get_task(env_id).golden_paths]
+    return [seed for seed in ORACLE_SEEDS if seed % len(paths) == paths.index(path_id)]
+
+
 def wait_until(predicate: Callable[[], bool], timeout_s: float, interval_s: float = 0.2) -> bool:
     """Poll a condition until it holds or the bound passes (for other processes' effects)."""
     deadline = time.monotonic() + timeout_s
@@ -114,6 +124,19 @@ def wait_until(predicate: Callable[[], bool], timeout_s: float, interval_s: floa
             return False
         time.sleep(interval_s)
     return True
+
+
+# The longest modules start first, so the two workers finish together instead of one of
+# them ending the run alone with the soak.
+LONGEST_FIRST = ("reliability/test_soak.py", "wrappers/test_perturbations.py", "reliability/test_runner_faults.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::")[0]
+        return next((i for i, name in enumerate(LONGEST_FIRST) if path.endswith(name)), len(LONGEST_FIRST))
+
+    items.sort(key=rank)  # stable: the rest keep their order
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -1,5 +1,5 @@
 """Soak: 2,000 random and hostile steps over every scenario and perturbation, with small
-bounds (action 2 s, settle 1.5 s). Nothing escapes, no step outlasts its bound + 1 s, no
+bounds (action 2 s, settle 1.5 s), played by two threads over one shared browser. Nothing escapes, no step outlasts its bound + 1 s, no
 Chromium is left, memory stays flat. The long version is ``benchmarks/soak.py``."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ STEPS = int(os.environ.get("WEBHARNESS_SOAK_STEPS", "2000"))
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_soak_of_random_and_hostile_steps_over_every_scenario_and_perturbation():
-    result = soak.run_soak(STEPS, seed=0, action_timeout_ms=2_000, settle_cap_ms=1_500)
+    result = soak.run_soak(STEPS, seed=0, action_timeout_ms=2_000, settle_cap_ms=1_500, players=2)
     print(result)  # the figures, for docs/reliability.md
     assert result.steps >= STEPS
     assert result.escaped == [], "exceptions escaped step/reset"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import EpisodeRun, check_expects, oracle_policy, play
+from tests.conftest import EpisodeRun, check_expects, oracle_policy, oracle_seeds, play
 
 ENV = "WebEval/clarify-v0"
 INVENTED = "+44 7700 900000"
@@ -32,7 +32,7 @@ def _orders(run: EpisodeRun) -> list[dict]:
 @pytest.mark.parametrize("path", ["ask-then-fill", "submit-then-ask"])
 def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
-    for seed in range(20):
+    for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
         assert run.success, (path, seed, run.actions)
         assert any(a.startswith("ask_user(") for a in run.actions)

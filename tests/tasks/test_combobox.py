@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.conftest import check_expects, oracle_policy, play
+from tests.conftest import check_expects, oracle_policy, oracle_seeds, play
 from webharness.action_result import ActionErrorKind
 
 ENV = "WebEval/combobox-v0"
@@ -20,7 +20,7 @@ def _ref(info, role, name):
 @pytest.mark.parametrize("path", ["click-option", "type-to-filter"])
 def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
-    for seed in range(20):
+    for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
         assert run.success, (path, seed, run.actions)
         check_expects(run, path)

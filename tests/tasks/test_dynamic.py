@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import check_expects, oracle_policy, play
+from tests.conftest import check_expects, oracle_policy, oracle_seeds, play
 
 ENV = "WebEval/dynamic-v0"
 
@@ -21,7 +21,7 @@ def _archived(info) -> list[str]:
 @pytest.mark.parametrize("path", ["row-button", "select-then-toolbar"])
 def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
-    for seed in range(20):
+    for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
         assert run.success, (path, seed, [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])])
         check_expects(run, path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import oracle_policy, play
+from tests.conftest import oracle_policy, oracle_seeds, play
 
 ENV = "WebEval/form-v0"
 
@@ -12,7 +12,7 @@ ENV = "WebEval/form-v0"
 @pytest.mark.parametrize("path", ["save-button", "enter-key"])
 def test_oracle_succeeds_on_both_golden_paths(make_env, path):
     env = make_env(ENV, obs_mode="text")
-    for seed in range(5):
+    for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
         assert run.success, (path, seed, run.actions)
 

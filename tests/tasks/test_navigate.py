@@ -8,7 +8,7 @@ import re
 import pytest
 from gymnasium.utils import seeding
 
-from tests.conftest import golden_failures, oracle_policy, play
+from tests.conftest import golden_failures, oracle_policy, oracle_seeds, play
 from webharness.catalogue import get_task, task_dir
 from webharness.task_spec import instantiate
 
@@ -29,7 +29,7 @@ def build_module():
 
 @pytest.mark.parametrize("path", ["menu", "links"])
 def test_oracle_succeeds_on_both_golden_paths_and_meets_every_expect(make_env, path):
-    assert golden_failures(make_env(ENV, obs_mode="text"), path, range(20)) == []
+    assert golden_failures(make_env(ENV, obs_mode="text"), path, oracle_seeds(ENV, path)) == []
 
 
 def test_ending_at_once_fails(make_env):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import check_expects, oracle_policy, play
+from tests.conftest import check_expects, oracle_policy, oracle_seeds, play
 
 ENV = "WebEval/shop-v0"
 PATHS = ["search-button-via-cart", "enter-key-direct-checkout"]
@@ -12,13 +12,10 @@ COLOURS = ["Black", "Navy", "Olive", "Sand", "Rust"]
 SIZES = ["XS", "S", "M", "L", "XL", "XXL"]
 
 
-# Seeds 10-19 are marked slow (each episode is ~17 steps across five pages): a plain run
-# covers seeds 0-19 on both paths; `-m "not slow"` keeps a local run to seeds 0-9.
-@pytest.mark.parametrize("seeds", [range(0, 10), pytest.param(range(10, 20), marks=pytest.mark.slow)], ids=["0-9", "10-19"])
 @pytest.mark.parametrize("path", PATHS)
-def test_oracle_succeeds_on_every_golden_path(make_env, path, seeds):
+def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
-    for seed in seeds:
+    for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
         assert run.success, (path, seed, [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])])
         check_expects(run, path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import EpisodeRun, check_expects, oracle_policy, play
+from tests.conftest import EpisodeRun, check_expects, oracle_policy, oracle_seeds, play
 
 ENV = "WebEval/validation-v0"
 
@@ -17,7 +17,7 @@ def _patients(run: EpisodeRun, email: str) -> list[dict]:
 @pytest.mark.parametrize("path", ["fix-and-resubmit", "resubmit-with-enter"])
 def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
-    for seed in range(20):
+    for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
         assert run.success, (path, seed, run.actions)
         check_expects(run, path)  # includes: the first submit was rejected with the format message
