@@ -192,3 +192,10 @@ def test_summary_round_trips_through_json() -> None:
     runs = [attempt(trial=t, perturbations=p) for t in range(2) for p in ("", "popup")]
     summary = summarize(runs)
     assert Summary.model_validate_json(summary.model_dump_json()) == summary
+
+
+def test_the_wilson_interval_always_holds_the_rate_and_stays_in_0_1():
+    for n in range(1, 120):
+        for k in range(n + 1):
+            low, high = wilson_interval(k, n)
+            assert 0.0 <= low <= k / n <= high <= 1.0, (k, n, low, high)

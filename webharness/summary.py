@@ -155,8 +155,9 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    # Clamp: at p=0 or 1 rounding can push a bound a hair outside [0, 1].
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At p=0 or 1 rounding leaves a bound a hair off (0 < low, high < 1): the interval
+    # must hold p and stay in [0, 1], or error bars drawn from it go negative.
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def success_rate(attempts: Iterable[EvalAttempt]) -> Rate:
