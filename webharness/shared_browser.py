@@ -59,15 +59,14 @@ def lease_host(headless: bool = True) -> BrowserHost:
         return host
 
 
-def release_host(host: BrowserHost) -> bool:
-    """One user fewer; the last one out closes the host (bounded). True if it was closed."""
+def release_host(host: BrowserHost) -> None:
+    """One user fewer; the last one out closes the host (bounded)."""
     with _REGISTRY.lock:
         _REGISTRY.check_process()
         _REGISTRY.users[host] = _REGISTRY.users.get(host, 1) - 1
         idle = _REGISTRY.idle(host)
     if idle:
         host.close()
-    return idle
 
 
 def replace_host(host: BrowserHost, kill: bool) -> tuple[BrowserHost, bool]:
@@ -88,11 +87,10 @@ def replace_host(host: BrowserHost, kill: bool) -> tuple[BrowserHost, bool]:
             if kill:
                 host.kill()
             current = _REGISTRY.current[host.headless] = BrowserHost(headless=host.headless)
-        new = current
-        _REGISTRY.users[new] = _REGISTRY.users.get(new, 0) + 1
+        _REGISTRY.users[current] = _REGISTRY.users.get(current, 0) + 1
         _REGISTRY.users[host] = _REGISTRY.users.get(host, 1) - 1
-        old_idle = new is not host and _REGISTRY.idle(host)
-    return new, old_idle
+        old_idle = current is not host and _REGISTRY.idle(host)
+    return current, old_idle
 
 
 @contextmanager
