@@ -62,7 +62,15 @@
   noteAsk(navigator.mediaDevices, "getUserMedia", "media");
   noteAsk(navigator.mediaDevices, "getDisplayMedia", "display-capture");
 
+  // A download link (<a download>) is fetched by Chromium's download manager, outside the
+  // context's request interception: it would reach the real network. Refuse it here and
+  // note it; a download that arrives as a routed response is refused by the browser.
+  const refuseDownload = (event) => {
+    if (event.cancelable) event.preventDefault();
+    if (contained.length < 50) contained.push("download: " + event.destination.url);
+  };
   const markNavigating = (event) => {
+    if (event && typeof event.downloadRequest === "string") return refuseDownload(event);
     if (!event || !event.destination || !event.destination.sameDocument) state.navigating = true;
   };
   if (window.navigation) window.navigation.addEventListener("navigate", markNavigating);
