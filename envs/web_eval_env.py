@@ -84,10 +84,14 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         hooks = self._episode_hooks(task)
         runtime = self._runtime or BrowserRuntime(self.viewport, self.headless)
         self._runtime = runtime
-        if self._episode is not None:
-            runtime.discard(self._episode.session)
-            self._episode = None
-        observed = self._start_episode(runtime, task, hooks)
+        finished, self._episode = self._episode, None
+        try:
+            observed = self._start_episode(runtime, task, hooks)
+        finally:
+            # Closed after the new page has loaded: a context closing at the same time
+            # holds up the browser and Playwright's driver, and the new page's load with them.
+            if finished is not None:
+                runtime.discard(finished.session)
         runtime.prewarm()
         self._steps, self._ended = 0, False
         return self._observation(self._episode, observed, ""), self._info(self._episode, observed, None, None)

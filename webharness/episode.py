@@ -6,6 +6,7 @@ action, one thread hop each.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from dataclasses import dataclass, field
@@ -146,13 +147,18 @@ class Episode:
     async def observe(self, timings: dict[str, float] | None = None) -> Observed:
         """One in-page pass (tree + state), the app data, and a screenshot when asked."""
         timings = dict(timings or {})
+        # The frame capture runs in the browser while the page runs the snapshot script:
+        # nothing changes the page between the two, so together they are one observation.
+        shot = self._capture(timings)
         started = time.perf_counter()
         try:
             snap = await self.session.snapshot(self.max_ref + 1)
         except PlaywrightError:
             # A navigation began after the page looked settled (a native form GET can start
             # late): the document went away mid-pass. Follow it, then look again.
+            await _discard(shot)
             await self._settle()
+            shot = self._capture(timings)
             snap = await self.session.snapshot(self.max_ref + 1)
         self.max_ref = max(self.max_ref, snap.max_ref)
         state = SemanticState.model_validate({
@@ -162,13 +168,22 @@ class Episode:
         })
         js = await self.session.evaluate_all(self._js)
         timings["snapshot"] = _ms(started)
-        screenshot = None
-        if self.options.screenshots:
-            shot_started = time.perf_counter()
-            screenshot = await self.session.screenshot()
-            timings["screenshot"] = _ms(shot_started)
+        screenshot = await shot if shot is not None else None
         self.last = Observed(snap.axtree, state, screenshot, js, timings)
         return self.last
+
+    def _capture(self, timings: dict[str, float]) -> asyncio.Task[np.ndarray] | None:
+        """Start the screenshot, when the options ask for one; its time goes in ``timings``."""
+        if not self.options.screenshots:
+            return None
+
+        async def timed() -> np.ndarray:
+            started = time.perf_counter()
+            image = await self.session.screenshot()
+            timings["screenshot"] = _ms(started)
+            return image
+
+        return asyncio.ensure_future(timed())
 
     def criteria_context(self) -> CriteriaContext:
         assert self.last is not None, "observe() runs in start(), before any criteria check"
@@ -191,6 +206,15 @@ def _public(params: dict[str, Any]) -> dict[str, Any]:
     task withholds from the agent (which could otherwise read them off the page) left out."""
     withheld = set(params.get("_withheld", ()))
     return {k: v for k, v in params.items() if not k.startswith("_") and k not in withheld}
+
+
+async def _discard(task: asyncio.Task[Any] | None) -> None:
+    """Wait out a capture whose document went away; its result or error is not wanted."""
+    if task is not None:
+        try:
+            await task
+        except PlaywrightError:
+            pass
 
 
 def _ms(since: float) -> float:

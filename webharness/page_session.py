@@ -43,9 +43,9 @@ class Snapshot:
 class PageSession:
     """A fresh, isolated context and page for one episode."""
 
-    def __init__(self, context: BrowserContext, page: Page, router: SiteRouter) -> None:
+    def __init__(self, context: BrowserContext, page: Page, router: SiteRouter, cdp: CDPSession) -> None:
         self.context, self.page, self.router = context, page, router
-        self._cdp: CDPSession | None = None
+        self._cdp = cdp  # for screenshots; opened with the page, ahead of the episode
         self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
         self._loaded = asyncio.Event()
         self.crashed = False  # the renderer died: nothing more can be observed
@@ -67,7 +67,7 @@ class PageSession:
         await context.route("**/*", router.handle)
         await context.route_web_socket(re.compile(".*"), router.handle_websocket)
         page = await context.new_page()
-        return cls(context, page, router)
+        return cls(context, page, router, await context.new_cdp_session(page))
 
     def _on_load(self, _page: Page) -> None:
         self._loads += 1
@@ -155,8 +155,6 @@ class PageSession:
         Captured over CDP as JPEG at quality 90: about 20 ms with decoding, against 35 ms
         for PNG here, and visually lossless for an agent reading the page.
         """
-        if self._cdp is None:
-            self._cdp = await self.context.new_cdp_session(self.page)
         shot = await self._cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 90})
         image = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB")
         return np.asarray(image, dtype=np.uint8)
