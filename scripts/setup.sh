@@ -11,12 +11,24 @@ have_browser() {
     || command -v google-chrome >/dev/null 2>&1
 }
 
+apt_install() {
+  local sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  [ -n "${apt_updated:-}" ] || { $sudo_cmd apt-get update -qq; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
+}
+
 if ! have_browser; then
   echo "setup: installing Chromium from Debian's packages"
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+  apt_install chromium
+fi
+# The headless shell makes every new page ~6x cheaper in browser CPU (see
+# docs/architecture.md); the full Chromium still serves headed runs (webharness record).
+if [ -z "${WEBHARNESS_CHROMIUM:-}" ] && ! command -v chromium-headless-shell >/dev/null 2>&1 \
+    && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: installing chromium-headless-shell from Debian's packages"
+  apt_install chromium-headless-shell \
+    || echo "setup: chromium-headless-shell is not available here; headless runs use the full Chromium (slower resets)"
 fi
 
 if [ ! -x .venv/bin/python ]; then

@@ -131,6 +131,34 @@ def test_the_env_var_override_is_used(monkeypatch, tmp_path):
     assert webharness.find_chromium() == str(fake)
 
 
+def _fake_binary(folder, name):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_headless_prefers_a_headless_shell_and_headed_the_full_chromium(monkeypatch, tmp_path):
+    monkeypatch.delenv("WEBHARNESS_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    chromium = _fake_binary(tmp_path, "chromium")
+    assert webharness.find_chromium(headless=True) == chromium  # no shell: the full one
+    shell = _fake_binary(tmp_path, "chromium-headless-shell")
+    assert webharness.find_chromium(headless=True) == shell
+    assert webharness.find_chromium(headless=False) == chromium
+
+
+def test_playwright_s_own_headless_shell_comes_before_the_system_s(monkeypatch, tmp_path):
+    monkeypatch.delenv("WEBHARNESS_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    _fake_binary(tmp_path / "bin", "chromium-headless-shell")
+    downloaded = _fake_binary(tmp_path, "ms-playwright/chromium-1200/chrome-linux64/chrome")
+    shell = _fake_binary(tmp_path, "ms-playwright/chromium_headless_shell-1200/chrome-headless-shell-linux64/chrome-headless-shell")
+    assert webharness.find_chromium(downloaded, headless=True) == shell
+    assert webharness.find_chromium(downloaded, headless=False) == downloaded
+
+
 def test_public_exports_are_complete():
     exported = set(webharness.__all__)
     missing = [name for name in exported if not hasattr(webharness, name)]
