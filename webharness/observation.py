@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import sys
@@ -42,8 +43,19 @@ def _outside_charset() -> re.Pattern[str]:
     return re.compile(f"[^{''.join(ranges)}]")
 
 
+@functools.lru_cache(maxsize=1)
+def _text_template() -> spaces.Text:
+    return spaces.Text(max_length=1, min_length=0, charset=_charset())
+
+
 def text_space(max_length: int) -> spaces.Text:
-    return spaces.Text(max_length=max_length, min_length=0, charset=_charset())
+    """A text space over the charset. Gymnasium builds a set, a list and an index of the
+    charset per space (~10 MB for these ~60,000 characters, five spaces an env), so every
+    space is a shallow copy of one template that shares those tables, with its own RNG."""
+    space = copy.copy(_text_template())
+    space.max_length = max_length
+    space._np_random = None  # seeded and drawn per space, as a space built afresh would be
+    return space
 
 
 def clean_text(text: str, max_length: int) -> str:
