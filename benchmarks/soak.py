@@ -56,13 +56,26 @@ class SoakResult:
     chromium_left: list[int] = field(default_factory=list)  # after closing every env
     mem_warm_mb: float = 0.0
     mem_end_mb: float = 0.0
-    mem_growth: float = 0.0  # (end - warm) / warm
+    mem_rounds_mb: list[float] = field(default_factory=list)  # after each round from warm-up on
+    # Growth from the start of the run to its end, each the median of a tenth of the rounds
+    # (at least one): one sample swings ±10% with the pages that happen to be open.
+    mem_growth: float = 0.0
     duration_s: float = 0.0
     played: list[tuple[str, str]] = field(default_factory=list)  # (scenario, perturbation) pairs
 
     @property
     def ok(self) -> bool:
         return not (self.escaped or self.over_bound or self.chromium_left) and self.mem_growth < 0.15
+
+
+def memory_growth(samples_mb: list[float]) -> float:
+    """Relative growth from the first to the last tenth of the samples (medians)."""
+    if len(samples_mb) < 2:
+        return 0.0
+    window = max(1, len(samples_mb) // 10)
+    start = float(np.median(samples_mb[:window]))
+    end = float(np.median(samples_mb[-window:]))
+    return round((end - start) / start, 4)
 
 
 # --- processes ----------------------------------------------------------------------------
@@ -170,8 +183,9 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
                         done.set()
                 if done.is_set():
                     return
-            if player == 0 and round_no == warmup_rounds:
-                result.mem_warm_mb = memory_mb()
+            if player == 0 and round_no >= warmup_rounds:
+                result.mem_rounds_mb.append(round(memory_mb(), 1))
+                result.mem_warm_mb = result.mem_warm_mb or result.mem_rounds_mb[0]
             if player == 0 and progress:
                 print(f"round {round_no}: {result.steps} steps, {time.monotonic() - started:.0f} s, "
                       f"memory {memory_mb():.0f} MB, chromium {len(chromium_pids() - before)}", file=sys.stderr)
@@ -189,8 +203,7 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
     result.duration_s = round(time.monotonic() - started, 1)
     result.chromium_left = sorted(chromium_pids() - before)
     result.played = sorted(combos)
-    if result.mem_warm_mb:
-        result.mem_growth = round((result.mem_end_mb - result.mem_warm_mb) / result.mem_warm_mb, 4)
+    result.mem_growth = memory_growth(result.mem_rounds_mb + [result.mem_end_mb])
     if durations:
         result.step_p50_ms = round(float(np.percentile(durations, 50)) * 1000, 1)
         result.step_p95_ms = round(float(np.percentile(durations, 95)) * 1000, 1)

@@ -39,3 +39,11 @@ def test_soak_of_random_and_hostile_steps_over_every_scenario_and_perturbation()
     assert played == set(webharness.task_names())
     assert {stack for _, stack in result.played} == {"", *PERTURBATIONS}
     assert result.hostile_steps > STEPS // 5
+
+
+def test_memory_growth_compares_the_run_s_first_and_last_tenths():
+    steady_with_a_spike = [1000.0] * 15 + [1400.0] + [1000.0] * 14
+    assert soak.memory_growth(steady_with_a_spike) == 0.0
+    growing = [1000.0 + 10 * i for i in range(30)]  # 1000 ... 1290: windows of 3
+    assert soak.memory_growth(growing) == pytest.approx((1280 - 1010) / 1010, abs=1e-4)
+    assert soak.memory_growth([1000.0]) == 0.0
