@@ -152,24 +152,23 @@ class Episode:
         shot = self._capture(timings)
         started = time.perf_counter()
         try:
-            snap = await self.session.snapshot(self.max_ref + 1)
+            snap = await self.session.snapshot(self.max_ref + 1, self._js)
         except PlaywrightError:
             # A navigation began after the page looked settled (a native form GET can start
             # late): the document went away mid-pass. Follow it, then look again.
             await _discard(shot)
             await self._settle()
             shot = self._capture(timings)
-            snap = await self.session.snapshot(self.max_ref + 1)
+            snap = await self.session.snapshot(self.max_ref + 1, self._js)
         self.max_ref = max(self.max_ref, snap.max_ref)
         state = SemanticState.model_validate({
             **snap.state,
             "app": self.backend.dump() if self.backend else {},
             "blocked_requests": list(self.site.blocked),
         })
-        js = await self.session.evaluate_all(self._js)
         timings["snapshot"] = _ms(started)
         screenshot = await shot if shot is not None else None
-        self.last = Observed(snap.axtree, state, screenshot, js, timings)
+        self.last = Observed(snap.axtree, state, screenshot, snap.js, timings)
         return self.last
 
     def _capture(self, timings: dict[str, float]) -> asyncio.Task[np.ndarray] | None:

@@ -13,6 +13,7 @@ import re
 import time
 from dataclasses import dataclass
 from importlib import resources
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,17 +29,28 @@ AGENT = "window[Symbol.for('webharness.agent')]"
 _REFUSED_NAVIGATION = re.compile(r"^Not allowed to (?:load local resource|navigate top frame to data URL): (\S+)")
 
 
+_SNAPSHOT_JS = f"""(o) => {{
+  const snap = {AGENT}.snapshot(o);
+  snap.js = Object.fromEntries(o.expressions.map((e) => {{
+    try {{ return [e, Boolean((0, eval)(e))]; }} catch (err) {{ return [e, false]; }}
+  }}));
+  return JSON.stringify(snap);
+}}"""
+
+
 def _agent_script() -> str:
     return resources.files("webharness").joinpath("js/page_agent.js").read_text(encoding="utf-8")
 
 
 @dataclass
 class Snapshot:
-    """The in-page pass: accessibility tree text and the raw semantic state."""
+    """The in-page pass: accessibility tree text, the raw semantic state, and the values
+    of the task's JS criteria on that same page."""
 
     axtree: str
     state: dict[str, Any]
     max_ref: int
+    js: dict[str, bool]
 
 
 class PageSession:
@@ -144,13 +156,16 @@ class PageSession:
         except PlaywrightError:
             pass
 
-    async def snapshot(self, min_ref: int) -> Snapshot:
-        # One JSON string crosses Playwright's protocol far faster than the same object,
-        # which it would walk and re-encode value by value.
-        raw = json.loads(await self.page.evaluate(f"(o) => JSON.stringify({AGENT}.snapshot(o))", {"minRef": min_ref}))
+    async def snapshot(self, min_ref: int, expressions: Sequence[str] = ()) -> Snapshot:
+        """One round trip: the snapshot pass, then each JS predicate (an error counts as false).
+
+        The result crosses Playwright's protocol as one JSON string, far faster than the
+        same object, which it would walk and re-encode value by value.
+        """
+        raw = json.loads(await self.page.evaluate(_SNAPSHOT_JS, {"minRef": min_ref, "expressions": list(expressions)}))
         for entry in raw.get("contained", ()):
             self.router.record(str(entry))  # permission prompts the page agent refused
-        return Snapshot(axtree=raw["axtree"], state=raw["state"], max_ref=raw["maxRef"])
+        return Snapshot(axtree=raw["axtree"], state=raw["state"], max_ref=raw["maxRef"], js=raw["js"])
 
     async def screenshot(self) -> np.ndarray:
         """The viewport as uint8 H×W×3.
@@ -161,16 +176,6 @@ class PageSession:
         shot = await self._cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 90})
         image = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB")
         return np.asarray(image, dtype=np.uint8)
-
-    async def evaluate_all(self, expressions: list[str]) -> dict[str, Any]:
-        """Values of JS predicate expressions (errors count as false)."""
-        if not expressions:
-            return {}
-        return await self.page.evaluate(
-            "(exprs) => Object.fromEntries(exprs.map((e) => { try { return [e, Boolean((0, eval)(e))]; }"
-            " catch (err) { return [e, false]; } }))",
-            expressions,
-        )
 
     async def call_agent(self, method: str, *args: Any) -> Any:
         """Call a method of the in-page agent with JSON arguments."""
