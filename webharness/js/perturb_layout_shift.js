@@ -26,8 +26,12 @@
     void document.body.offsetHeight; // lay out now, before the input that triggered it lands
   };
 
+  // Chromium's headless shell sends a trusted mousemove that does not move (at 0,0, when
+  // the page first lays out) to set the hover state: that is not the agent's pointer.
+  const stillMove = (event) => event.type === "mousemove" && event.movementX === 0 && event.movementY === 0;
+
   const onInput = (event) => {
-    if (!event.isTrusted || state().fired || !document.body) return;
+    if (!event.isTrusted || stillMove(event) || state().fired || !document.body) return;
     for (const type of TRIGGERS) window.removeEventListener(type, onInput, true);
     insert();
     P.store.set("layout_shift", { armed: true, fired: true, trigger: event.type });
