@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything webharness needs on a fresh Debian machine, installed only when missing:
-# Chromium from Debian's packages (unless a browser is already there), a virtualenv in
-# .venv, and the package with its test tools. Safe to run again: it skips what is done.
+# Chromium and its headless shell from Debian's packages (unless a browser is already
+# there), a virtualenv in .venv, and the package with its test tools. Safe to run again:
+# it skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
