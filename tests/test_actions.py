@@ -77,3 +77,20 @@ def test_deep_nesting_and_huge_strings_are_refused_cleanly():
     for text in ["[" * 100_000, "click(" + "'a'" * 50_000 + ")", "-" * 20_000 + "1"]:
         with pytest.raises(ActionParseError):
             parse_action(text)
+
+
+def test_a_parser_system_error_on_deep_nesting_is_an_action_parse_error(monkeypatch):
+    """CPython 3.11's parser raised SystemError ("AST constructor recursion depth mismatch")
+    on `click(not not ... 1)` once in the 50,000-step soak; it escaped `step`."""
+    import ast
+    import types
+
+    import webharness.actions as actions_module
+
+    def broken_parse(*args, **kwargs):
+        raise SystemError("AST constructor recursion depth mismatch (before=36, after=-1323)")
+
+    # Only the parser's own `ast` is broken: pytest parses source with the real one.
+    monkeypatch.setattr(actions_module, "ast", types.SimpleNamespace(**{**vars(ast), "parse": broken_parse}))
+    with pytest.raises(ActionParseError, match="SystemError"):
+        parse_action("click(" + "not " * 900 + "1)")
