@@ -185,7 +185,6 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
                     return
             if player == 0 and round_no >= warmup_rounds:
                 result.mem_rounds_mb.append(round(memory_mb(), 1))
-                result.mem_warm_mb = result.mem_warm_mb or result.mem_rounds_mb[0]
             if player == 0 and progress:
                 print(f"round {round_no}: {result.steps} steps, {time.monotonic() - started:.0f} s, "
                       f"memory {memory_mb():.0f} MB, chromium {len(chromium_pids() - before)}", file=sys.stderr)
@@ -203,6 +202,7 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
     result.duration_s = round(time.monotonic() - started, 1)
     result.chromium_left = sorted(chromium_pids() - before)
     result.played = sorted(combos)
+    result.mem_warm_mb = result.mem_rounds_mb[0] if result.mem_rounds_mb else 0.0
     result.mem_growth = memory_growth(result.mem_rounds_mb + [result.mem_end_mb])
     if durations:
         result.step_p50_ms = round(float(np.percentile(durations, 50)) * 1000, 1)

@@ -48,11 +48,12 @@
   };
   // --- containment: permission prompts are refused by the browser; note each ask -------
   const contained = [];
+  const contain = (entry) => { if (contained.length < 50) contained.push(entry); };
   const noteAsk = (owner, method, name) => {
     const orig = owner && owner[method];
     if (typeof orig !== "function") return;
     owner[method] = function (...args) {
-      if (contained.length < 50) contained.push("permission: " + name);
+      contain("permission: " + name);
       return orig.apply(this, args);
     };
   };
@@ -65,15 +66,15 @@
   // A download link (<a download>) is fetched by Chromium's download manager, outside the
   // context's request interception: it would reach the real network. Refuse it here and
   // note it; a download that arrives as a routed response is refused by the browser.
-  const refuseDownload = (event) => {
-    if (event.cancelable) event.preventDefault();
-    if (contained.length < 50) contained.push("download: " + event.destination.url);
+  const onNavigate = (event) => {
+    if (typeof event.downloadRequest === "string") {
+      if (event.cancelable) event.preventDefault();
+      contain("download: " + event.destination.url);
+    } else if (!event.destination.sameDocument) {
+      state.navigating = true;
+    }
   };
-  const markNavigating = (event) => {
-    if (event && typeof event.downloadRequest === "string") return refuseDownload(event);
-    if (!event || !event.destination || !event.destination.sameDocument) state.navigating = true;
-  };
-  if (window.navigation) window.navigation.addEventListener("navigate", markNavigating);
+  if (window.navigation) window.navigation.addEventListener("navigate", onNavigate);
   window.addEventListener("beforeunload", () => { state.navigating = true; });
 
   // A form submission or a link click starts its navigation in a later task, which under
