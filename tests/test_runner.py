@@ -14,7 +14,7 @@ from webharness.browser import LAUNCH_ARGS, find_chromium
 from webharness.errors import AgentUnavailableError
 from webharness.evaluation import read_attempts
 from webharness.run_report import report_run, score_run
-from webharness.runner import RunConfig, RunError, match_tasks, prepare_run, run_jobs
+from webharness.runner import RunConfig, RunError, expand_jobs, job_chunks, match_tasks, prepare_run, run_jobs
 from tests.conftest import wait_until
 
 SMALL = dict(agents=["oracle", "heuristic"], tasks=["form", "stats"], seeds=[0, 1], obs_mode="text")
@@ -104,6 +104,20 @@ def test_an_unavailable_llm_stops_the_run_and_counts_nothing(tmp_path, monkeypat
     with pytest.raises(AgentUnavailableError):
         run(tmp_path, agents=["llm"], tasks=["form"], seeds=[0])
     assert read_attempts(tmp_path / "results.jsonl") == []
+
+
+def test_job_chunks_hold_one_env_each_cover_every_job_once_and_come_largest_first(tmp_path):
+    config = RunConfig(agents=["oracle", "random"], tasks=["form", "stats", "async"], seeds=list(range(5)),
+                       perturbations=["", "popup"])
+    jobs = expand_jobs(config, tmp_path)
+    chunks = job_chunks(jobs, workers=2)
+    assert sorted(j.key() for c in chunks for j in c) == sorted(j.key() for j in jobs)
+    assert all(len({(j.env_id, j.obs_mode, j.perturbations) for j in c}) == 1 for c in chunks)
+    assert max(len(c) for c in chunks) <= -(-len(jobs) // 4)  # at most a quarter of the run each
+    assert [len(c) for c in chunks] == sorted((len(c) for c in chunks), reverse=True)
+    # One task and many seeds still gives every one of four workers work.
+    one_task = expand_jobs(RunConfig(agents=["oracle"], tasks=["form"], seeds=list(range(40))), tmp_path)
+    assert len(job_chunks(one_task, workers=4)) >= 8
 
 
 def test_two_worker_processes_run_the_same_episodes(tmp_path):

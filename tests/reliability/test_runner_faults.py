@@ -19,7 +19,7 @@ from tests.conftest import wait_until
 
 from tests.reliability.conftest import our_browser_pids
 from webharness.evaluation import read_attempts
-from webharness.runner import RunConfig, RunError, expand_jobs, prepare_run, run_jobs
+from webharness.runner import RunConfig, RunError, expand_jobs, job_chunks, prepare_run, run_jobs
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
 
@@ -95,6 +95,31 @@ def test_a_killed_worker_process_stops_the_run_clearly_and_resume_finishes(tmp_p
     assert killed and len(recorded_keys(tmp_path)) >= 1
     resume(tmp_path)
     assert recorded_keys(tmp_path) == expected_keys(tmp_path)
+    assert wait_for_no_browsers(before) == set()
+
+
+def test_each_result_is_sent_as_its_episode_ends_not_with_its_chunk(tmp_path):
+    """Chunks of two episodes; every worker is killed at the first result. Had results
+    waited for their chunk, the two of one chunk would arrive (and be recorded) together."""
+    before = our_browser_pids()
+    config = RunConfig(**{**SMALL, "agents": ["oracle"], "tasks": ["stats"], "seeds": list(range(8)), "workers": 2})
+    jobs = prepare_run(config, tmp_path, resume=False)
+    chunks = job_chunks(jobs, config.workers)
+    assert {len(c) for c in chunks} == {2}
+
+    def kill_the_workers(_attempt) -> None:
+        for pid in _children():
+            if b"spawn_main" in _cmdline(pid):
+                os.kill(pid, signal.SIGKILL)
+
+    with pytest.raises(RunError, match="worker process died"):
+        run_jobs(jobs, config, tmp_path, on_result=kill_the_workers)
+    recorded = recorded_keys(tmp_path)
+    assert recorded, "the first result was not kept"
+    for chunk in chunks:
+        assert sum(job.key() in recorded for job in chunk) <= 1, "a chunk's results arrived together"
+    resume(tmp_path, agents=["oracle"], tasks=["stats"], seeds=list(range(8)))
+    assert recorded_keys(tmp_path) == expected_keys(tmp_path, agents=["oracle"], tasks=["stats"], seeds=list(range(8)))
     assert wait_for_no_browsers(before) == set()
 
 
