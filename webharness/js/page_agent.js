@@ -46,6 +46,51 @@
     this.addEventListener("loadend", () => { state.pending--; state.lastMutation = performance.now(); }, { once: true });
     return origSend.apply(this, args);
   };
+  // --- work the page has scheduled -------------------------------------------------------
+  // A timeout about to fire, an animation frame asked for, a message posted (how
+  // schedulers such as React's queue their work) or a running CSS animation can change
+  // the DOM in the next few milliseconds. While none of that is due, a DOM quiet for
+  // MIN_QUIET_MS is settled; otherwise settle waits the full quiet window. The agent's
+  // own waits use the native timer, so they never count.
+  const MIN_QUIET_MS = 2;
+  const timer = { set: window.setTimeout, clear: window.clearTimeout };
+  const timeouts = new Map(); // id -> when it is due (performance.now() ms)
+  window.setTimeout = function (handler, delay, ...args) {
+    let id;
+    const run = typeof handler === "function" ? function (...a) { timeouts.delete(id); return handler.apply(this, a); } : handler;
+    id = timer.set.call(window, run, delay, ...args);
+    timeouts.set(id, performance.now() + (Number(delay) || 0));
+    return id;
+  };
+  window.clearTimeout = function (id) { timeouts.delete(id); return timer.clear.call(window, id); };
+  const frames = new Set(); // animation frame requests not yet run
+  const nativeFrame = window.requestAnimationFrame, nativeCancelFrame = window.cancelAnimationFrame;
+  window.requestAnimationFrame = function (callback) {
+    if (typeof callback !== "function") return nativeFrame.call(window, callback); // throws as it would
+    let id;
+    id = nativeFrame.call(window, (t) => { frames.delete(id); return callback(t); });
+    frames.add(id);
+    return id;
+  };
+  window.cancelAnimationFrame = function (id) { frames.delete(id); return nativeCancelFrame.call(window, id); };
+  let lastPost = -Infinity;
+  const notePost = (owner) => {
+    const orig = owner.postMessage;
+    owner.postMessage = function (...args) { lastPost = performance.now(); return orig.apply(this, args); };
+  };
+  notePost(MessagePort.prototype);
+  notePost(window);
+  // Work due: anything above pending after ``since`` (the last DOM change) or by ``until``.
+  const workDue = (since, until) => {
+    const now = performance.now();
+    if (frames.size || lastPost >= since) return true;
+    for (const [id, due] of timeouts) {
+      if (due <= until) return true;
+      if (due < now - 1000) timeouts.delete(id); // a string handler, run long ago
+    }
+    return document.getAnimations().some((a) => a.playState === "running");
+  };
+
   // --- containment: permission prompts are refused by the browser; note each ask -------
   const contained = [];
   const contain = (entry) => { if (contained.length < 50) contained.push(entry); };
@@ -112,18 +157,21 @@
     return Boolean(state.dueNavigation);
   };
 
-  // Resolves when no request is in flight and the DOM has been quiet for quietMs, or
-  // when a navigation starts, or at capMs. Polls with setTimeout (rAF is throttled).
+  // Resolves when no request is in flight and the DOM has been quiet for quietMs (or for
+  // MIN_QUIET_MS with no work of the page due before quietMs would end), or when a
+  // navigation starts, or at capMs. Polls with timeouts (rAF is throttled).
   const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) => {
     const start = performance.now();
     const check = () => {
       const now = performance.now();
       if (state.navigating) return resolve({ navigating: true, timedOut: false });
-      const quiet = state.pending === 0 && now - state.lastMutation >= quietMs && document.readyState !== "loading"
-        && !navigationDue();
-      if (quiet) return resolve({ navigating: false, timedOut: false });
+      const quietFor = now - state.lastMutation;
+      const quiet = state.pending === 0 && document.readyState !== "loading" && !navigationDue()
+        && (quietFor >= quietMs || (quietFor >= MIN_QUIET_MS && !workDue(state.lastMutation, state.lastMutation + quietMs)));
+      if (quiet) return resolve({ navigating: false, timedOut: false, early: quietFor < quietMs });
       if (now - start >= capMs) return resolve({ navigating: false, timedOut: true, pending: state.pending });
-      setTimeout(check, Math.max(1, Math.min(quietMs, 5)));
+      const untilQuiet = quietFor < MIN_QUIET_MS ? MIN_QUIET_MS - quietFor : quietMs - quietFor;
+      timer.set.call(window, check, untilQuiet > 0 ? Math.max(1, Math.min(untilQuiet, 5)) : 5);
     };
     check();
   });
@@ -135,7 +183,7 @@
     const check = () => {
       if (state.lastMutation !== since || state.navigating) return resolve(true);
       if (performance.now() - start >= ms) return resolve(false);
-      setTimeout(check, 5);
+      timer.set.call(window, check, 5);
     };
     check();
   });

@@ -1,0 +1,72 @@
+"""Settling: a DOM change with nothing of the page's work due after it is settled after a
+short quiet; work the page scheduled (a timeout, an animation frame, a posted message, a
+running transition) holds the settle until it has run, within the quiet window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webharness.envs import WebEvalEnv
+from webharness.page_session import AGENT
+from webharness.task_spec import TaskSpec
+
+SITE = Path(__file__).parent / "fixtures" / "settle_site"
+QUIET_MS = 1_000  # long, so a case that waited out the window is told apart from one that did not
+
+
+@pytest.fixture(scope="module")
+def env():
+    spec = TaskSpec.model_validate({
+        "id": "settle", "category": "test", "instruction": "Watch the page settle.", "site": str(SITE),
+        "max_steps": 100, "success": {"kind": "text", "text": "done"},
+    })
+    env = WebEvalEnv(spec, obs_mode="text")
+    yield env
+    env.close()
+
+
+def settle_after(env, case: str) -> tuple[dict, str]:
+    """Run a case's handler and settle in the same task; the settle result and the status."""
+    env.reset(seed=0)
+    page = env.episode.session.page
+    script = f"(c) => {{ CASES[c](); return {AGENT}.settle({{quietMs: {QUIET_MS}, capMs: 5000}}); }}"
+    settled = env.runtime.run(page.evaluate(script, case), 30)
+    return settled, env.runtime.run(page.evaluate("document.getElementById('status').textContent"), 30)
+
+
+@pytest.mark.parametrize("case", ["now", "clearedTimeout"])
+def test_a_change_with_nothing_due_after_it_settles_without_waiting_out_the_window(env, case):
+    settled, status = settle_after(env, case)
+    assert settled == {"navigating": False, "timedOut": False, "early": True}
+    assert status == "done"
+
+
+@pytest.mark.parametrize("case", ["timeout", "timeoutWithArgs", "stringTimeout", "frame", "message", "transition"])
+def test_work_the_page_scheduled_is_waited_for_before_the_page_counts_as_settled(env, case):
+    settled, status = settle_after(env, case)
+    assert not settled["timedOut"] and not settled["navigating"]
+    assert status == "done", f"settled before the {case} had run"
+
+
+def test_a_page_that_keeps_scheduling_work_still_settles_after_the_quiet_window(env):
+    """An animation loop always has a frame pending: the full quiet window decides."""
+    env.reset(seed=0)
+    page = env.episode.session.page
+    script = (f"() => {{ const loop = () => requestAnimationFrame(loop); loop(); say('looping');"
+              f" return {AGENT}.settle({{quietMs: 50, capMs: 5000}}); }}")
+    settled = env.runtime.run(page.evaluate(script), 30)
+    assert settled == {"navigating": False, "timedOut": False, "early": False}
+
+
+def test_the_page_timers_keep_their_native_behaviour(env):
+    env.reset(seed=0)
+    page = env.episode.session.page
+    ids = env.runtime.run(page.evaluate(
+        "() => new Promise((done) => { const a = setTimeout(() => {}, 10); const b = setTimeout(() => {}, 10);"
+        " const f = requestAnimationFrame(() => {}); cancelAnimationFrame(f);"
+        " setTimeout(function () { done([a, b, typeof a, this === window]); }, 0); })"), 30)
+    assert ids[0] != ids[1] and ids[2] == "number" and ids[3] is True
+    with pytest.raises(Exception, match="requestAnimationFrame"):
+        env.runtime.run(page.evaluate("() => requestAnimationFrame('not a function')"), 30)
