@@ -14,6 +14,7 @@ import platform
 import shutil
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +27,7 @@ from webharness.evaluation import AttemptKey, EvalAttempt, append_attempt, read_
 from webharness.play import golden_traces, play_episode
 from webharness.recorder import EpisodeRecorder
 from webharness.scoring import attempt_record, score_trace
+from webharness.shared_browser import keep_browser
 from webharness.trace import EpisodeTrace
 from webharness.trace_io import TraceError, load_trace
 
@@ -118,18 +120,25 @@ def match_tasks(patterns: list[str]) -> list[str]:
 
 # --- one episode, inside a worker ---------------------------------------------------------
 class _WorkerEnvs:
-    """The envs a worker keeps open between jobs (each holds a browser); at most two."""
+    """The envs a worker keeps open between jobs: at most two, all of the task it is on
+    (its agent env and the clean one for golden traces). Each holds a page and a ready
+    next one, so another task's env is closed as soon as the worker moves on."""
 
     def __init__(self, capacity: int = 2) -> None:
         self.capacity = capacity
         self.envs: dict[tuple[str, str, str], gym.Env] = {}
         self.goldens: dict[tuple[str, int], list[EpisodeTrace]] = {}
+        # The browser outlives the envs, which come and go with the tasks.
+        self._browser = ExitStack()
+        self._browser.enter_context(keep_browser())
 
     def get(self, env_id: str, obs_mode: str, perturbations: str) -> gym.Env:
         key = (env_id, obs_mode, perturbations)
         if key in self.envs:
             self.envs[key] = self.envs.pop(key)  # most recently used last
             return self.envs[key]
+        for other in [k for k in self.envs if k[0] != env_id]:
+            self.envs.pop(other).close()
         while len(self.envs) >= self.capacity:
             oldest = next(iter(self.envs))
             self.envs.pop(oldest).close()
@@ -143,6 +152,7 @@ class _WorkerEnvs:
         for env in self.envs.values():
             env.close()
         self.envs.clear()
+        self._browser.close()
 
 
 def apply_perturbations(env: gym.Env, stack: str) -> gym.Env:
