@@ -80,7 +80,8 @@
   };
   notePost(MessagePort.prototype);
   notePost(window);
-  // Work due: anything above pending after ``since`` (the last DOM change) or by ``until``.
+  // Is any of it due? A frame or a message pending since ``since`` (the last DOM change),
+  // a timeout due by ``until``, or an animation running.
   const workDue = (since, until) => {
     const now = performance.now();
     if (frames.size || lastPost >= since) return true;
