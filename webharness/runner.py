@@ -370,17 +370,20 @@ def _process_pool(jobs: list[EpisodeJob], workers: int) -> Iterator[EvalAttempt]
         try:
             while received < len(jobs):
                 failure = _chunk_failure(futures)
-                if failure is not None:
-                    yield from _in_transit(finished)  # what the workers sent before is kept
-                    raise failure
-                all_done = all(f.done() for f in futures)  # then only results in transit remain
-                try:
-                    attempt = finished.get(timeout=_IN_TRANSIT_S if all_done else 0.25)
-                except queue.Empty:
-                    if all_done:
+                if failure is not None or all(f.done() for f in futures):
+                    for attempt in _in_transit(finished):  # what the workers sent is kept
+                        received += 1
+                        yield attempt
+                    if failure is not None:
+                        raise failure
+                    if received < len(jobs):
                         raise RunError(f"stopped: the workers ended with {len(jobs) - received} of {len(jobs)} "
                                        f"results not sent back; every result received is in {RESULTS}. "
-                                       f"Run again with --resume to do the rest.") from None
+                                       f"Run again with --resume to do the rest.")
+                    return
+                try:
+                    attempt = finished.get(timeout=0.25)
+                except queue.Empty:
                     continue
                 received += 1
                 yield attempt
@@ -418,7 +421,7 @@ def _chunk_failure(futures: list[Any]) -> BaseException | None:
 
 
 def _in_transit(finished: Any) -> Iterator[EvalAttempt]:
-    """The results already on their way (a worker's queue writes lag its chunk's end)."""
+    """The results already on their way: a worker's queue writes lag its chunk's end."""
     import queue
 
     deadline = time.monotonic() + _IN_TRANSIT_S
