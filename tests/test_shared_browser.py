@@ -10,6 +10,8 @@ import pytest
 
 import webharness
 from tests.conftest import chromium_pids, wait_until
+from webharness.browser import DRIVER_NODE_OPTIONS
+from webharness.processes import descendants
 from webharness.shared_browser import users_of
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
@@ -84,3 +86,30 @@ def test_a_crash_ends_both_episodes_once_and_each_env_recovers_on_one_fresh_brow
     finally:
         first.close()
         second.close()
+
+
+def _node_options_of_driver() -> list[str]:
+    """NODE_OPTIONS of each Playwright driver (a Node.js child) this process runs."""
+    found = []
+    for pid, name in descendants().items():
+        if name.startswith("node"):  # "node-MainThread" on recent Node.js
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+            found.append(environ.get(b"NODE_OPTIONS", b"").decode())
+    return found
+
+
+@pytest.mark.parametrize("user_options", [None, "--stack-trace-limit=20"])
+def test_the_driver_gets_a_small_young_generation_and_the_environment_is_put_back(monkeypatch, user_options):
+    if user_options is None:
+        monkeypatch.delenv("NODE_OPTIONS", raising=False)
+    else:
+        monkeypatch.setenv("NODE_OPTIONS", user_options)
+    env = gym.make(FORM, obs_mode="text")
+    try:
+        env.reset(seed=0)
+        expected = f"{DRIVER_NODE_OPTIONS} {user_options or ''}".strip()
+        assert _node_options_of_driver() == [expected]  # the user's flags last: theirs win
+        assert os.environ.get("NODE_OPTIONS") == user_options
+    finally:
+        env.close()
