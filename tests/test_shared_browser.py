@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 
 import gymnasium as gym
@@ -113,3 +114,23 @@ def test_the_driver_gets_a_small_young_generation_and_the_environment_is_put_bac
         assert os.environ.get("NODE_OPTIONS") == user_options
     finally:
         env.close()
+
+
+def test_our_launch_flags_keep_playwrights_feature_lists():
+    """Chromium keeps only the last --disable-features: ours must not replace Playwright's."""
+    env = gym.make(FORM, obs_mode="text")
+    try:
+        env.reset(seed=0)
+        renderers = [pid for pid in chromium_pids() if b"--type=renderer" in _cmdline(pid)]
+        assert renderers
+        for pid in renderers:
+            # Chromium rewrites a child's argv into one string: split on spaces and NULs.
+            features = [a for a in re.split(rb"[\0 ]", _cmdline(pid)) if a.startswith(b"--disable-features=")]
+            assert features and b"HttpsUpgrades" in features[-1], features  # one of Playwright's
+    finally:
+        env.close()
+
+
+def _cmdline(pid: int) -> bytes:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read()

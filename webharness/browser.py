@@ -37,6 +37,9 @@ SYSTEM_HEADLESS_SHELLS = ("chromium-headless-shell", "chrome-headless-shell")
 # process Playwright starts is the browser that a forced close must kill.
 _WRAPPED_BINARIES = {"/usr/bin/chromium-headless-shell": "/usr/lib/chromium/chromium-headless-shell"}
 # Flags that keep a headless Chromium quiet on a closed network and as root in a container.
+# No --enable-features or --disable-features: Chromium keeps only the last of each switch,
+# so ours would replace Playwright's lists (which turn off HTTPS upgrades, third-party
+# storage partitioning, media routing and more).
 LAUNCH_ARGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -45,7 +48,6 @@ LAUNCH_ARGS = (
     "--disable-sync",
     "--no-first-run",
     "--disable-dev-shm-usage",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
 )
 # Playwright's driver is a Node.js process that only relays small protocol messages; with
 # V8's default young generation (16 MB semi-spaces) it holds ~20 MB more than it needs.
