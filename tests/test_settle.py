@@ -70,3 +70,33 @@ def test_the_page_timers_keep_their_native_behaviour(env):
     assert ids[0] != ids[1] and ids[2] == "number" and ids[3] is True
     with pytest.raises(Exception, match="requestAnimationFrame"):
         env.runtime.run(page.evaluate("() => requestAnimationFrame('not a function')"), 30)
+
+
+def wait_for_change(env, start: str, ms: int) -> tuple[bool, str]:
+    """Start something on the page, then wait for a change; the result and the status."""
+    env.reset(seed=0)
+    page = env.episode.session.page
+    changed = env.runtime.run(page.evaluate(f"(ms) => {{ {start}; return {AGENT}.waitForChange(ms); }}", ms), 30)
+    return changed, env.runtime.run(page.evaluate("document.getElementById('status').textContent"), 30)
+
+
+@pytest.mark.parametrize("start, status", [
+    ("setTimeout(() => say('later'), 30)", "later"),  # a DOM change
+    ("setTimeout(() => document.body.dataset.seen = '1', 30)", "idle"),  # an attribute
+    ("fetch('/index.html')", "idle"),  # a request that finishes, changing nothing
+])
+def test_wait_for_change_wakes_at_the_first_change_or_finished_request(env, start, status):
+    changed, now = wait_for_change(env, start, 10_000)
+    assert changed is True and now == status
+
+
+def test_wait_for_change_on_a_quiet_page_ends_at_its_bound_with_false(env):
+    assert wait_for_change(env, "", 100) == (False, "idle")
+
+
+def test_wait_for_change_ends_when_the_page_starts_to_leave(env):
+    env.reset(seed=0)
+    page = env.episode.session.page
+    script = (f"() => {{ const waited = {AGENT}.waitForChange(10000);"
+              f" window.dispatchEvent(new Event('beforeunload')); return waited; }}")
+    assert env.runtime.run(page.evaluate(script), 30) is True

@@ -17,8 +17,11 @@
   };
 
   // --- settling: mutations, requests, navigation -------------------------------------
+  const changeWaiters = new Set(); // resolvers of waitForChange calls
+  const wakeWaiters = () => { for (const wake of changeWaiters) wake(); };
+  const noteChange = () => { state.lastMutation = performance.now(); wakeWaiters(); };
   const observe = () => {
-    new MutationObserver(() => { state.lastMutation = performance.now(); })
+    new MutationObserver(noteChange)
       .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   };
   if (document.documentElement) observe(); else document.addEventListener("readystatechange", observe, { once: true });
@@ -27,7 +30,7 @@
   if (origFetch) {
     window.fetch = function (...args) {
       state.pending++;
-      return origFetch.apply(this, args).finally(() => { state.pending--; state.lastMutation = performance.now(); });
+      return origFetch.apply(this, args).finally(() => { state.pending--; noteChange(); });
     };
   }
   // A response's body is read after fetch() resolves; count the read as in flight too, so a
@@ -37,13 +40,13 @@
     if (!original) continue;
     Response.prototype[reader] = function (...args) {
       state.pending++;
-      return original.apply(this, args).finally(() => { state.pending--; state.lastMutation = performance.now(); });
+      return original.apply(this, args).finally(() => { state.pending--; noteChange(); });
     };
   }
   const origSend = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     state.pending++;
-    this.addEventListener("loadend", () => { state.pending--; state.lastMutation = performance.now(); }, { once: true });
+    this.addEventListener("loadend", () => { state.pending--; noteChange(); }, { once: true });
     return origSend.apply(this, args);
   };
   // --- work the page has scheduled -------------------------------------------------------
@@ -118,10 +121,11 @@
       contain("download: " + event.destination.url);
     } else if (!event.destination.sameDocument) {
       state.navigating = true;
+      wakeWaiters();
     }
   };
   if (window.navigation) window.navigation.addEventListener("navigate", onNavigate);
-  window.addEventListener("beforeunload", () => { state.navigating = true; });
+  window.addEventListener("beforeunload", () => { state.navigating = true; wakeWaiters(); });
 
   // A form submission or a link click starts its navigation in a later task, which under
   // load can come after the page already looks quiet. Keep the event: while its default
@@ -177,16 +181,16 @@
     check();
   });
 
-  // Resolves at the first DOM change or finished request after the call, or at ms.
+  // Resolves at the first DOM change or finished request after the call, or when a
+  // navigation starts (true), or at ms (false). Woken by the change itself rather than by
+  // polling: a long wait costs the page nothing.
   const waitForChange = (ms) => new Promise((resolve) => {
-    const since = state.lastMutation;
-    const start = performance.now();
-    const check = () => {
-      if (state.lastMutation !== since || state.navigating) return resolve(true);
-      if (performance.now() - start >= ms) return resolve(false);
-      timer.set.call(window, check, 5);
-    };
-    check();
+    if (state.navigating) return resolve(true);
+    let timeout;
+    const done = (changed) => { changeWaiters.delete(wake); timer.clear.call(window, timeout); resolve(changed); };
+    const wake = () => done(true);
+    changeWaiters.add(wake);
+    timeout = timer.set.call(window, () => done(false), ms);
   });
 
   // --- roles and names ---------------------------------------------------------------
