@@ -14,7 +14,9 @@ from webharness.browser import LAUNCH_ARGS, find_chromium
 from webharness.errors import AgentUnavailableError
 from webharness.evaluation import read_attempts
 from webharness.run_report import report_run, score_run
-from webharness.runner import RunConfig, RunError, expand_jobs, job_chunks, match_tasks, prepare_run, run_jobs
+from webharness.runner import (
+    RunConfig, RunError, _WorkerEnvs, expand_jobs, job_chunks, match_tasks, prepare_run, run_jobs,
+)
 from tests.conftest import wait_until
 
 SMALL = dict(agents=["oracle", "heuristic"], tasks=["form", "stats"], seeds=[0, 1], obs_mode="text")
@@ -118,6 +120,23 @@ def test_job_chunks_hold_one_env_each_cover_every_job_once_and_come_largest_firs
     # One task and many seeds still gives every one of four workers work.
     one_task = expand_jobs(RunConfig(agents=["oracle"], tasks=["form"], seeds=list(range(40))), tmp_path)
     assert len(job_chunks(one_task, workers=4)) >= 8
+
+
+def test_a_worker_moving_to_another_task_closes_its_envs_and_lets_its_goldens_go():
+    worker = _WorkerEnvs()
+    try:
+        form = worker.get("WebEval/form-v0", "text", "")
+        form.reset(seed=0)  # holds a page and a ready next one
+        worker.goldens = {("WebEval/form-v0", 0): [], ("WebEval/form-v0", 1): []}
+        assert worker.get("WebEval/form-v0", "text", "") is form  # same task: kept
+        worker.get("WebEval/form-v0", "both", "")
+        assert len(worker.envs) == 2 and len(worker.goldens) == 2
+        worker.get("WebEval/stats-v0", "text", "")
+        assert list(worker.envs) == [("WebEval/stats-v0", "text", "")]
+        assert worker.goldens == {}
+        assert form.unwrapped.runtime is None  # closed: no page held any more
+    finally:
+        worker.close()
 
 
 def test_two_worker_processes_run_the_same_episodes(tmp_path):

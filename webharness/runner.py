@@ -122,7 +122,8 @@ def match_tasks(patterns: list[str]) -> list[str]:
 class _WorkerEnvs:
     """The envs a worker keeps open between jobs: at most two, all of the task it is on
     (its agent env and the clean one for golden traces). Each holds a page and a ready
-    next one, so another task's env is closed as soon as the worker moves on."""
+    next one, so another task's env is closed as soon as the worker moves on, and that
+    task's golden traces (full page states, step by step) are let go with it."""
 
     def __init__(self, capacity: int = 2) -> None:
         self.capacity = capacity
@@ -139,6 +140,7 @@ class _WorkerEnvs:
             return self.envs[key]
         for other in [k for k in self.envs if k[0] != env_id]:
             self.envs.pop(other).close()
+        self.goldens = {k: traces for k, traces in self.goldens.items() if k[0] == env_id}
         while len(self.envs) >= self.capacity:
             oldest = next(iter(self.envs))
             self.envs.pop(oldest).close()
