@@ -13,6 +13,7 @@ from playwright.sync_api import sync_playwright
 from webharness.browser import LAUNCH_ARGS, find_chromium
 from webharness.errors import AgentUnavailableError
 from webharness.evaluation import read_attempts
+from webharness.processes import cmdline
 from webharness.run_report import report_run, score_run
 from webharness.runner import (
     RunConfig, RunError, _WorkerEnvs, expand_jobs, job_chunks, match_tasks, prepare_run, run_jobs,
@@ -179,7 +180,7 @@ def test_killing_a_run_does_not_leave_its_workers_behind(tmp_path):
          "--workers", "2", "--obs-mode", "text", "--no-screenshots", "--out", str(tmp_path / "run")],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_until((tmp_path / "run" / "results.jsonl").exists, 120)  # work is under way
-    workers = [pid for pid in _children(run.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")]
+    workers = [pid for pid in _children(run.pid) if b"spawn_main" in cmdline(pid)]
     assert workers, "the run should have started worker processes"
     run.kill()
     run.wait()

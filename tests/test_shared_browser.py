@@ -12,7 +12,7 @@ import pytest
 import webharness
 from tests.conftest import chromium_pids, wait_until
 from webharness.browser import DRIVER_NODE_OPTIONS
-from webharness.processes import descendants
+from webharness.processes import cmdline, descendants
 from webharness.shared_browser import users_of
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
@@ -121,16 +121,11 @@ def test_our_launch_flags_keep_playwrights_feature_lists():
     env = gym.make(FORM, obs_mode="text")
     try:
         env.reset(seed=0)
-        renderers = [pid for pid in chromium_pids() if b"--type=renderer" in _cmdline(pid)]
+        renderers = [pid for pid in chromium_pids() if b"--type=renderer" in cmdline(pid)]
         assert renderers
         for pid in renderers:
             # Chromium rewrites a child's argv into one string: split on spaces and NULs.
-            features = [a for a in re.split(rb"[\0 ]", _cmdline(pid)) if a.startswith(b"--disable-features=")]
+            features = [a for a in re.split(rb"[\0 ]", cmdline(pid)) if a.startswith(b"--disable-features=")]
             assert features and b"HttpsUpgrades" in features[-1], features  # one of Playwright's
     finally:
         env.close()
-
-
-def _cmdline(pid: int) -> bytes:
-    with open(f"/proc/{pid}/cmdline", "rb") as f:
-        return f.read()

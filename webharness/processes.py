@@ -40,6 +40,15 @@ def descendants(root: int | None = None) -> dict[int, str]:
     return {pid: name for pid, name in names.items() if ours(pid)}
 
 
+def cmdline(pid: int) -> bytes:
+    """A process's command line as the kernel holds it (b"" once it is gone). Chromium
+    rewrites its children's into one space-separated string; others are NUL-separated."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def chromium_pids() -> set[int]:
     """Chromium processes descended from this process."""
     return {pid for pid, name in descendants().items() if "chrom" in name}

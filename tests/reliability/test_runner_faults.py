@@ -19,6 +19,7 @@ from tests.conftest import wait_until
 
 from tests.reliability.conftest import our_browser_pids
 from webharness.evaluation import read_attempts
+from webharness.processes import cmdline
 from webharness.runner import RunConfig, RunError, expand_jobs, job_chunks, prepare_run, run_jobs
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
@@ -86,7 +87,7 @@ def test_a_killed_worker_process_stops_the_run_clearly_and_resume_finishes(tmp_p
 
     def kill_a_worker(_attempt) -> None:
         if not killed:
-            workers = [p for p in _children() if b"spawn_main" in _cmdline(p)]
+            workers = [p for p in _children() if b"spawn_main" in cmdline(p)]
             os.kill(workers[0], signal.SIGKILL)
             killed.append(workers[0])
 
@@ -109,7 +110,7 @@ def test_each_result_is_sent_as_its_episode_ends_not_with_its_chunk(tmp_path):
 
     def kill_the_workers(_attempt) -> None:
         for pid in _children():
-            if b"spawn_main" in _cmdline(pid):
+            if b"spawn_main" in cmdline(pid):
                 os.kill(pid, signal.SIGKILL)
 
     with pytest.raises(RunError, match="worker process died"):
@@ -165,10 +166,3 @@ def _children() -> list[int]:
             if int(stat[stat.rindex(")") + 2:].split()[1]) == me:
                 found.append(int(entry.name))
     return found
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""

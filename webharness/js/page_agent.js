@@ -120,12 +120,12 @@
       if (event.cancelable) event.preventDefault();
       contain("download: " + event.destination.url);
     } else if (!event.destination.sameDocument) {
-      state.navigating = true;
-      wakeWaiters();
+      markNavigating();
     }
   };
+  const markNavigating = () => { state.navigating = true; wakeWaiters(); };
   if (window.navigation) window.navigation.addEventListener("navigate", onNavigate);
-  window.addEventListener("beforeunload", () => { state.navigating = true; wakeWaiters(); });
+  window.addEventListener("beforeunload", markNavigating);
 
   // A form submission or a link click starts its navigation in a later task, which under
   // load can come after the page already looks quiet. Keep the event: while its default
