@@ -1,4 +1,6 @@
-"""The text spaces: the same characters as Gymnasium's Text over the charset, without its tables."""
+"""The observation's spaces: text spaces with the same characters as Gymnasium's Text over the
+charset but without its tables, and a frame space that behaves like Gymnasium's Box without
+its full-size bound arrays."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.spaces import utils
 
-from webharness.observation import PrintableText, _charset_tables, clean_text, text_space
+from webharness.observation import FrameSpace, PrintableText, _charset_tables, clean_text, text_space
 
 
 def _printable(ch: str) -> bool:
@@ -63,3 +65,40 @@ def test_an_env_builds_no_character_tables_when_it_runs(make_env):
     assert env.observation_space.contains(obs)
     assert _charset_tables.cache_info().currsize == 0, "the ~10 MB tables are for sampling and flattening only"
     assert isinstance(env.observation_space["axtree"], PrintableText)
+
+
+def test_a_frame_space_is_a_uint8_box_of_the_viewport():
+    frame, box = FrameSpace(72, 128), gym.spaces.Box(0, 255, (72, 128, 3), np.uint8)
+    assert frame == box and box == frame and frame.shape == (72, 128, 3) and frame.dtype == np.uint8
+    assert frame.is_bounded() and repr(frame) == repr(box)
+    pixels = np.full((72, 128, 3), 255, np.uint8)
+    assert frame.contains(pixels) and frame.contains(pixels.astype(bool))
+    assert not frame.contains(pixels[:, :64]) and not frame.contains(pixels.astype(np.int64))
+    assert not frame.contains(pixels.astype(np.float32))  # as Box: a float frame is not a member
+
+
+def test_a_frame_space_samples_flattens_and_pickles_like_a_box():
+    frame = FrameSpace(72, 128)
+    frame.seed(5)
+    sample = frame.sample()
+    assert frame.contains(sample) and sample.min() < 20 and sample.max() > 235  # spread over [0, 255]
+    flat = utils.flatten(frame, sample)
+    assert flat.shape == (72 * 128 * 3,) and (utils.unflatten(frame, flat) == sample).all()
+    copy = pickle.loads(pickle.dumps(frame))
+    assert copy == frame and (copy.sample() == frame.sample()).all()  # the generator travels too
+
+
+def test_a_full_size_frame_space_holds_and_pickles_no_full_size_arrays():
+    frame = FrameSpace(720, 1280)
+    held = sum(a.base.nbytes if a.base is not None else a.nbytes
+               for a in (frame.low, frame.high, frame.bounded_below, frame.bounded_above))
+    assert held < 100  # Box holds 4 arrays of 2.7 MB at this size
+    assert len(pickle.dumps(frame)) < 2_000  # Box: 11 MB, sent to every make_vec worker
+
+
+def test_an_env_declares_its_screenshots_in_a_frame_space(make_env):
+    env = make_env("WebEval/form-v0", obs_mode="both", viewport=(640, 360))
+    obs, _ = env.reset(seed=0)
+    space = env.observation_space["screenshot"]
+    assert isinstance(space, FrameSpace) and space.shape == (360, 640, 3)
+    assert env.observation_space.contains(obs)

@@ -90,6 +90,33 @@ class PrintableText(spaces.Text):
         return f"PrintableText(max_length={self.max_length})"
 
 
+class FrameSpace(spaces.Box):
+    """The viewport's RGB pixels: ``uint8`` of shape (height, width, 3).
+
+    Gymnasium's ``Box`` keeps four arrays of the full shape (bounds and boundedness),
+    11 MB at 1280×720 in every env, and pickles them, which ``make_vec`` does for each
+    worker. Here they are read-only broadcasts of one pixel's bounds, and a frame is
+    unpickled from its size. A ``uint8`` array is within [0, 255] by its type, so
+    membership checks type and shape only.
+    """
+
+    def __init__(self, height: int, width: int, seed: int | None = None) -> None:
+        super().__init__(0, 255, (1, 1, 3), np.uint8, seed)
+        shape = (int(height), int(width), 3)
+        self._shape = shape  # Box keeps its shape here; its property reads it
+        self.low, self.high, self.bounded_below, self.bounded_above = (
+            np.broadcast_to(bound, shape) for bound in (self.low, self.high, self.bounded_below, self.bounded_above)
+        )
+
+    def contains(self, x: Any) -> bool:
+        if isinstance(x, np.ndarray) and np.can_cast(x.dtype, np.uint8):
+            return x.shape == self.shape  # uint8 or bool: every value is in bounds
+        return super().contains(x)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), self.shape[:2], {"_np_random": self._np_random}
+
+
 def text_space(max_length: int) -> PrintableText:
     return PrintableText(max_length)
 
@@ -105,7 +132,7 @@ def observation_space(mode: ObsMode, viewport: tuple[int, int]) -> spaces.Dict:
     fields: dict[str, spaces.Space[Any]] = {}
     if mode in (ObsMode.BOTH, ObsMode.PIXELS):
         # The viewport as RGB pixels.
-        fields["screenshot"] = spaces.Box(0, 255, (height, width, 3), np.uint8)
+        fields["screenshot"] = FrameSpace(height, width)
     if mode in (ObsMode.BOTH, ObsMode.TEXT):
         # Accessibility tree, one node a line: `- button "Save" [ref=e12]`.
         fields["axtree"] = text_space(MAX_AXTREE_CHARS)
