@@ -13,6 +13,7 @@ import webharness
 from tests.conftest import chromium_pids, wait_until
 from webharness.browser import DRIVER_NODE_OPTIONS
 from webharness.processes import cmdline, descendants
+from webharness.runtime import BrowserRuntime
 from webharness.shared_browser import users_of
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
@@ -114,6 +115,31 @@ def test_the_driver_gets_a_small_young_generation_and_the_environment_is_put_bac
         assert os.environ.get("NODE_OPTIONS") == user_options
     finally:
         env.close()
+
+
+def test_a_large_response_body_passes_through_the_driver_under_its_heap_cap():
+    """The cap in DRIVER_NODE_OPTIONS bounds the driver's heap; a 20 MB body, in and out of
+    the driver as base64 strings several times over, must still reach the page (with a
+    32 MB cap it does not)."""
+    body = os.urandom(20 * 2**20)
+    runtime = BrowserRuntime((320, 240))
+
+    async def fetch_big_body() -> int:
+        context = await (await runtime.host.browser()).new_context()
+        try:
+            await context.route("**/big.bin", lambda route: route.fulfill(body=body, content_type="application/octet-stream"))
+            await context.route("**/", lambda route: route.fulfill(body="<p>big</p>", content_type="text/html"))
+            page = await context.new_page()
+            await page.goto("http://big.test/")
+            return await page.evaluate("async () => (await (await fetch('/big.bin')).arrayBuffer()).byteLength")
+        finally:
+            await context.close()
+
+    try:
+        assert runtime.run(fetch_big_body(), 120) == len(body)
+        assert all("--max-old-space-size=256" in o for o in _node_options_of_driver())
+    finally:
+        runtime.close()
 
 
 def test_our_launch_flags_keep_playwrights_feature_lists():
