@@ -4,6 +4,7 @@ running transition) holds the settle until it has run, within the quiet window."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,25 @@ def test_wait_for_change_ends_when_the_page_starts_to_leave(env):
     script = (f"() => {{ const waited = {AGENT}.waitForChange(10000);"
               f" window.dispatchEvent(new Event('beforeunload')); return waited; }}")
     assert env.runtime.run(page.evaluate(script), 30) is True
+
+
+def test_a_text_mode_step_settles_and_reads_the_page_in_one_call(env, monkeypatch):
+    """Without a screenshot, the settle and the snapshot after an action are one call into
+    the page (they were two), and the snapshot still sees the work the action scheduled."""
+    monkeypatch.setattr(env, "options", replace(env.options, settle_quiet_ms=QUIET_MS))
+    env.reset(seed=0)
+    page = env.episode.session.page
+    arm = "() => addEventListener('click', () => { say('first'); setTimeout(() => say('clicked'), 30); })"
+    env.runtime.run(page.evaluate(arm), 30)
+    calls: list[str] = []
+    evaluate = page.evaluate
+
+    async def counted(expression, *args, **kwargs):
+        calls.append(expression)
+        return await evaluate(expression, *args, **kwargs)
+
+    monkeypatch.setattr(page, "evaluate", counted)
+    obs, _, _, _, info = env.step("mouse_click(5, 5)")  # input only: no call into the page to act
+    assert info["action_result"].ok and len(calls) == 1, calls
+    assert "paragraph [ref=e2]: clicked" in obs["axtree"]
+    assert env.last_timings_ms["settle"] >= 25  # it waited for the page's 30 ms timeout

@@ -29,12 +29,29 @@ AGENT = "window[Symbol.for('webharness.agent')]"
 _REFUSED_NAVIGATION = re.compile(r"^Not allowed to (?:load local resource|navigate top frame to data URL): (\S+)")
 
 
-_SNAPSHOT_JS = f"""(o) => {{
+# The in-page agent's settle; a document it has not been installed in yet is navigating.
+SETTLE_JS = f"(o) => {AGENT} ? {AGENT}.settle(o) : {{navigating: true}}"
+# The snapshot pass, then each JS predicate (an error counts as false).
+_SNAPSHOT_FN = f"""(o) => {{
   const snap = {AGENT}.snapshot(o);
   snap.js = Object.fromEntries(o.expressions.map((e) => {{
     try {{ return [e, Boolean((0, eval)(e))]; }} catch (err) {{ return [e, false]; }}
   }}));
-  return JSON.stringify(snap);
+  return snap;
+}}"""
+_SNAPSHOT_JS = f"(o) => JSON.stringify(({_SNAPSHOT_FN})(o))"
+# Settle, then the snapshot in the same call unless a navigation began: one round trip. A
+# snapshot that throws is left to the separate call, which raises the page's error.
+_SETTLED_SNAPSHOT_JS = f"""async (o) => {{
+  const settled = await ({SETTLE_JS})(o.settle);
+  if (settled.navigating) return JSON.stringify({{settled}});
+  const started = performance.now();
+  try {{
+    const snap = ({_SNAPSHOT_FN})(o.snapshot);
+    return JSON.stringify({{settled, snap, snapshotMs: performance.now() - started}});
+  }} catch (err) {{
+    return JSON.stringify({{settled}});
+  }}
 }}"""
 
 
@@ -118,22 +135,48 @@ class PageSession:
 
         Returns False when the cap was reached before the page settled.
         """
+        settled, _ = await self._settle(quiet_ms, cap_ms, None)
+        return settled
+
+    async def settle_and_snapshot(
+        self, quiet_ms: float, cap_ms: float, min_ref: int, expressions: Sequence[str] = ()
+    ) -> tuple[bool, Snapshot, float]:
+        """``settle`` then ``snapshot``, in one round trip when no navigation intervenes.
+
+        Returns whether the page settled, the snapshot, and the snapshot's own time (ms).
+        """
+        request = {"minRef": min_ref, "expressions": list(expressions)}
+        settled, raw = await self._settle(quiet_ms, cap_ms, request)
+        if raw is None or "snap" not in raw:  # no new document in time, or a snapshot that threw
+            started = time.perf_counter()
+            return settled, await self.snapshot(min_ref, expressions), (time.perf_counter() - started) * 1000
+        return settled, self._snapshot_of(raw["snap"]), raw["snapshotMs"]
+
+    async def _settle(
+        self, quiet_ms: float, cap_ms: float, snapshot_request: dict[str, Any] | None
+    ) -> tuple[bool, dict[str, Any] | None]:
+        """The settle loop; with ``snapshot_request``, each settle call also takes the
+        snapshot, returned as the call's raw result (None when the loop gave up)."""
         deadline = time.monotonic() + cap_ms / 1000
         while not self.crashed:
             remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
             loads_before = self._loads
+            settle_request = {"quietMs": quiet_ms, "capMs": remaining_ms}
+            raw: dict[str, Any] | None = None
             try:
-                result = await self.page.evaluate(
-                    f"(o) => {AGENT} ? {AGENT}.settle(o) : {{navigating: true}}",
-                    {"quietMs": quiet_ms, "capMs": remaining_ms},
-                )
+                if snapshot_request is None:
+                    result = await self.page.evaluate(SETTLE_JS, settle_request)
+                else:
+                    raw = json.loads(await self.page.evaluate(
+                        _SETTLED_SNAPSHOT_JS, {"settle": settle_request, "snapshot": snapshot_request}))
+                    result = raw["settled"]
             except PlaywrightError:
                 result = {"navigating": True}  # the document went away mid-call
             if not result.get("navigating"):
-                return not result.get("timedOut", False)
+                return not result.get("timedOut", False), raw
             if not await self._wait_for_new_document(loads_before, deadline):
-                return False
-        return False
+                return False, None
+        return False, None
 
     async def _wait_for_new_document(self, loads_before: int, deadline: float) -> bool:
         while self._loads == loads_before and not self.crashed:
@@ -163,6 +206,9 @@ class PageSession:
         same object, which it would walk and re-encode value by value.
         """
         raw = json.loads(await self.page.evaluate(_SNAPSHOT_JS, {"minRef": min_ref, "expressions": list(expressions)}))
+        return self._snapshot_of(raw)
+
+    def _snapshot_of(self, raw: dict[str, Any]) -> Snapshot:
         for entry in raw.get("contained", ()):
             self.router.record(str(entry))  # permission prompts the page agent refused
         return Snapshot(axtree=raw["axtree"], state=raw["state"], max_ref=raw["maxRef"], js=raw["js"])

@@ -127,13 +127,18 @@ def test_downloads_are_refused_and_recorded(page):
     env, info = page
     session = env.unwrapped.episode.session
     settled = []
-    real_settle = session.settle
+    real_settle, real_settle_and_snapshot = session.settle, session.settle_and_snapshot
 
     async def noting_settle(*args, **kwargs):
         settled.append(await real_settle(*args, **kwargs))
         return settled[-1]
 
-    session.settle = noting_settle
+    async def noting_settle_and_snapshot(*args, **kwargs):
+        result = await real_settle_and_snapshot(*args, **kwargs)
+        settled.append(result[0])
+        return result
+
+    session.settle, session.settle_and_snapshot = noting_settle, noting_settle_and_snapshot
     info = click(env, info, "Download file")
     assert "download: http://webeval.test/download.bin" in info["semantic_state"].blocked_requests
     assert settled and all(settled), "the click's settle ran to its cap, waiting for a navigation"

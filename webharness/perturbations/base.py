@@ -18,9 +18,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
 from webharness.hooks import EpisodeHooks
+from webharness.page_session import SETTLE_JS
 from webharness.task_spec import TaskSpec
-
-AGENT = "window[Symbol.for('webharness.agent')]"
 
 
 @dataclass
@@ -96,9 +95,7 @@ async def settle(page: Page, ctx: PerturbationContext) -> bool:
     in-flight request has or has not finished yet.
     """
     try:
-        result = await page.evaluate(
-            f"(o) => {AGENT} ? {AGENT}.settle(o) : {{navigating: true}}", {"quietMs": 10, "capMs": ctx.settle_cap_ms}
-        )
+        result = await page.evaluate(SETTLE_JS, {"quietMs": 10, "capMs": ctx.settle_cap_ms})
     except PlaywrightError:
         return False  # the document went away mid-call
     if result.get("navigating"):
