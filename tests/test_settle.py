@@ -123,3 +123,13 @@ def test_a_text_mode_step_settles_and_reads_the_page_in_one_call(env, monkeypatc
     assert info["action_result"].ok and len(calls) == 1, calls
     assert "paragraph [ref=e2]: clicked" in obs["axtree"]
     assert env.last_timings_ms["settle"] >= 25  # it waited for the page's 30 ms timeout
+
+
+def test_a_page_that_replaces_json_stringify_is_still_observed(env):
+    """The page agent serialises with the builtin from before the page's scripts ran."""
+    env.reset(seed=0)
+    page = env.episode.session.page
+    env.runtime.run(page.evaluate(
+        "() => { JSON.stringify = () => { throw new Error('no JSON here'); }; say('replaced'); }"), 30)
+    obs, _, _, _, info = env.step("mouse_click(5, 5)")
+    assert info["action_result"].ok and "paragraph [ref=e2]: replaced" in obs["axtree"]

@@ -31,28 +31,8 @@ _REFUSED_NAVIGATION = re.compile(r"^Not allowed to (?:load local resource|naviga
 
 # The in-page agent's settle; a document it has not been installed in yet is navigating.
 SETTLE_JS = f"(o) => {AGENT} ? {AGENT}.settle(o) : {{navigating: true}}"
-# The snapshot pass, then each JS predicate (an error counts as false).
-_SNAPSHOT_FN = f"""(o) => {{
-  const snap = {AGENT}.snapshot(o);
-  snap.js = Object.fromEntries(o.expressions.map((e) => {{
-    try {{ return [e, Boolean((0, eval)(e))]; }} catch (err) {{ return [e, false]; }}
-  }}));
-  return snap;
-}}"""
-_SNAPSHOT_JS = f"(o) => JSON.stringify(({_SNAPSHOT_FN})(o))"
-# Settle, then the snapshot in the same call unless a navigation began: one round trip. A
-# snapshot that throws is left to the separate call, which raises the page's error.
-_SETTLED_SNAPSHOT_JS = f"""async (o) => {{
-  const settled = await ({SETTLE_JS})(o.settle);
-  if (settled.navigating) return JSON.stringify({{settled}});
-  const started = performance.now();
-  try {{
-    const snap = ({_SNAPSHOT_FN})(o.snapshot);
-    return JSON.stringify({{settled, snap, snapshotMs: performance.now() - started}});
-  }} catch (err) {{
-    return JSON.stringify({{settled}});
-  }}
-}}"""
+# The same, then the observation pass in the same call unless a navigation began.
+_SETTLE_AND_OBSERVE_JS = f"(o) => {AGENT} ? {AGENT}.settleAndObserve(o) : JSON.stringify({{settled: {{navigating: true}}}})"
 
 
 def _agent_script() -> str:
@@ -153,9 +133,9 @@ class PageSession:
         return settled, self._snapshot_of(raw["snap"]), raw["snapshotMs"]
 
     async def _settle(
-        self, quiet_ms: float, cap_ms: float, snapshot_request: dict[str, Any] | None
+        self, quiet_ms: float, cap_ms: float, observe_request: dict[str, Any] | None
     ) -> tuple[bool, dict[str, Any] | None]:
-        """The settle loop; with ``snapshot_request``, each settle call also takes the
+        """The settle loop; with ``observe_request``, each settle call also takes the
         snapshot, returned as the call's raw result (None when the loop gave up)."""
         deadline = time.monotonic() + cap_ms / 1000
         while not self.crashed:
@@ -164,11 +144,11 @@ class PageSession:
             settle_request = {"quietMs": quiet_ms, "capMs": remaining_ms}
             raw: dict[str, Any] | None = None
             try:
-                if snapshot_request is None:
+                if observe_request is None:
                     result = await self.page.evaluate(SETTLE_JS, settle_request)
                 else:
                     raw = json.loads(await self.page.evaluate(
-                        _SETTLED_SNAPSHOT_JS, {"settle": settle_request, "snapshot": snapshot_request}))
+                        _SETTLE_AND_OBSERVE_JS, {"settle": settle_request, "observe": observe_request}))
                     result = raw["settled"]
             except PlaywrightError:
                 result = {"navigating": True}  # the document went away mid-call
@@ -205,7 +185,8 @@ class PageSession:
         The result crosses Playwright's protocol as one JSON string, far faster than the
         same object, which it would walk and re-encode value by value.
         """
-        raw = json.loads(await self.page.evaluate(_SNAPSHOT_JS, {"minRef": min_ref, "expressions": list(expressions)}))
+        raw = json.loads(await self.page.evaluate(
+            f"(o) => {AGENT}.observe(o)", {"minRef": min_ref, "expressions": list(expressions)}))
         return self._snapshot_of(raw)
 
     def _snapshot_of(self, raw: dict[str, Any]) -> Snapshot:

@@ -5,6 +5,8 @@
 (() => {
   const KEY = Symbol.for("webharness.agent");
   if (window[KEY]) return;
+  // Builtins as they were before the page's own scripts ran (a page may replace them).
+  const toJSON = JSON.stringify, globalEval = eval;
 
   const state = {
     nextRef: 1,
@@ -20,11 +22,11 @@
   const changeWaiters = new Set(); // resolvers of waitForChange calls
   const wakeWaiters = () => { for (const wake of changeWaiters) wake(); };
   const noteChange = () => { state.lastMutation = performance.now(); wakeWaiters(); };
-  const observe = () => {
+  const watchMutations = () => {
     new MutationObserver(noteChange)
       .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   };
-  if (document.documentElement) observe(); else document.addEventListener("readystatechange", observe, { once: true });
+  if (document.documentElement) watchMutations(); else document.addEventListener("readystatechange", watchMutations, { once: true });
 
   const origFetch = window.fetch;
   if (origFetch) {
@@ -343,7 +345,7 @@
   };
 
   // --- the one-pass snapshot ----------------------------------------------------------
-  const quote = (s) => JSON.stringify(s);
+  const quote = (s) => toJSON(s);
   const MAX_TEXT = 20000;
 
   const snapshot = (options) => {
@@ -534,8 +536,31 @@
     return null;
   };
 
+  // --- an observation: the snapshot and the task's JS criteria, as one JSON string -----
+  // Playwright walks a returned object value by value, far slower than a string.
+  const observation = ({ minRef, expressions }) => {
+    const snap = snapshot({ minRef });
+    snap.js = Object.fromEntries(expressions.map((e) => {
+      try { return [e, Boolean(globalEval(e))]; } catch (err) { return [e, false]; } // an error counts as false
+    }));
+    return snap;
+  };
+  const observe = (o) => toJSON(observation(o));
+  // settle, then observe unless a navigation began: one call for both. An observation that
+  // throws is left to a separate observe(), which raises the page's error.
+  const settleAndObserve = async ({ settle: settleOptions, observe: observeOptions }) => {
+    const settled = await settle(settleOptions);
+    if (settled.navigating) return toJSON({ settled });
+    const started = performance.now();
+    try {
+      return toJSON({ settled, snap: observation(observeOptions), snapshotMs: performance.now() - started });
+    } catch (err) {
+      return toJSON({ settled });
+    }
+  };
+
   Object.defineProperty(window, KEY, {
-    value: Object.freeze({ settle, waitForChange, snapshot, locate, selectAll, focus, selectOption, scrollBy, identify,
+    value: Object.freeze({ settle, waitForChange, snapshot, observe, settleAndObserve, locate, selectAll, focus, selectOption, scrollBy, identify,
       markSettled: () => { state.navigating = false; state.dueNavigation = null; } }),
     enumerable: false,
   });
