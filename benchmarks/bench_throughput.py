@@ -258,12 +258,15 @@ def single_env_throughput(episodes: int, obs_mode: str) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
-    parser.add_argument("--rounds", type=int, default=2, help="repeat the 1- and 2-worker runs")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="repeat the 1- and 2-worker runs (0: none, only make_vec)")
     parser.add_argument("--vec-episodes", type=int, default=12)
     parser.add_argument("--cold", action="store_true", help="do not pre-record golden traces")
     parser.add_argument("--skip-vec", action="store_true")
     parser.add_argument("--json", default=str(Path(__file__).resolve().parent / "peers" / "throughput.json"))
     args = parser.parse_args()
+    if args.rounds < 0:
+        parser.error(f"--rounds {args.rounds}: give 0 (make_vec only) or more")
     report: dict[str, Any] = {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpus": os.cpu_count(),
                               "load_start": load(), "seeds": args.seeds, "runs": []}
     with tempfile.TemporaryDirectory(prefix="bench-throughput-goldens-") as goldens_tmp:
@@ -283,8 +286,9 @@ def main() -> None:
                 figures[workers] = run["episodes_per_min"]
                 print(json.dumps(run), file=sys.stderr, flush=True)
             ratios.append(round(figures[2] / figures[1], 3))
-    report["ratio_2_vs_1_per_round"] = ratios
-    report["ratio_2_vs_1_median"] = round(statistics.median(ratios), 3)
+    if ratios:
+        report["ratio_2_vs_1_per_round"] = ratios
+        report["ratio_2_vs_1_median"] = round(statistics.median(ratios), 3)
     if not args.skip_vec:
         for run in (vec_throughput(args.vec_episodes, "both"), single_env_throughput(args.vec_episodes, "both")):
             report["runs"].append(run)
@@ -295,7 +299,8 @@ def main() -> None:
         print(f"{run['mode']:36s} {run.get('episodes_per_min', '-'):>7} ep/min  "
               f"{run.get('peak_pss_mb_per_worker', '-'):>7} MB PSS/worker  {run.get('peak_rss_mb_per_worker', '-'):>7} MB RSS  "
               f"load {run.get('load_before')} {run.get('error', '')}")
-    print(f"2 vs 1 workers: {report['ratio_2_vs_1_median']} (per round {ratios})")
+    if ratios:
+        print(f"2 vs 1 workers: {report['ratio_2_vs_1_median']} (per round {ratios})")
 
 
 if __name__ == "__main__":
