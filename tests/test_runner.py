@@ -13,7 +13,7 @@ from playwright.sync_api import sync_playwright
 from webharness.browser import LAUNCH_ARGS, find_chromium
 from webharness.errors import AgentUnavailableError
 from webharness.evaluation import read_attempts
-from webharness.processes import cmdline
+from webharness.processes import cmdline, wait_for_exit
 from webharness.run_report import report_run, score_run
 from webharness.runner import (
     RunConfig, RunError, _WorkerEnvs, expand_jobs, job_chunks, match_tasks, prepare_run, run_jobs,
@@ -165,14 +165,6 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in out.split()]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
-
-
 @pytest.mark.slow
 def test_killing_a_run_does_not_leave_its_workers_behind(tmp_path):
     run = subprocess.Popen(
@@ -184,7 +176,7 @@ def test_killing_a_run_does_not_leave_its_workers_behind(tmp_path):
     assert workers, "the run should have started worker processes"
     run.kill()
     run.wait()
-    assert wait_until(lambda: not any(_alive(pid) for pid in workers), 30)
+    assert wait_for_exit(workers, 30)
 
 
 def test_the_tasks_trace_rules_are_scored_per_phase(finished_run):

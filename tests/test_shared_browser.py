@@ -10,9 +10,9 @@ import gymnasium as gym
 import pytest
 
 import webharness
-from tests.conftest import chromium_pids, wait_until
+from tests.conftest import chromium_pids
 from webharness.browser import DRIVER_NODE_OPTIONS
-from webharness.processes import cmdline, descendants
+from webharness.processes import cmdline, descendants, wait_for_exit
 from webharness.runtime import BrowserRuntime
 from webharness.shared_browser import users_of
 
@@ -54,7 +54,7 @@ def test_envs_in_one_process_share_one_browser_and_the_last_one_closes_it():
     assert info["action_result"].ok, "closing one env must not disturb the other"
     assert chromium_pids() - before, "the browser stays while an env uses it"
     second.close()
-    assert wait_until(lambda: not (chromium_pids() - before), 10)
+    assert wait_for_exit(chromium_pids() - before, 10)
 
 
 def test_keep_browser_holds_the_browser_between_envs_made_one_after_another():
@@ -67,7 +67,7 @@ def test_keep_browser_holds_the_browser_between_envs_made_one_after_another():
             pids.append(browser_pid(env))
             env.close()
         assert pids[0] == pids[1], "the second env should reuse the kept browser"
-    assert wait_until(lambda: not (chromium_pids() - before), 10), "keep_browser left Chromium behind"
+    assert wait_for_exit(chromium_pids() - before, 10), "keep_browser left Chromium behind"
 
 
 def test_a_crash_ends_both_episodes_once_and_each_env_recovers_on_one_fresh_browser():

@@ -4,6 +4,9 @@ left behind (tests, the soak, benchmarks). Linux only; elsewhere they find nothi
 from __future__ import annotations
 
 import os
+import select
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -52,3 +55,31 @@ def cmdline(pid: int) -> bytes:
 def chromium_pids() -> set[int]:
     """Chromium processes descended from this process."""
     return {pid for pid, name in descendants().items() if "chrom" in name}
+
+
+def wait_for_exit(pids: Iterable[int], timeout_s: float) -> bool:
+    """Block until every process of ``pids`` has exited (a zombie counts), or the bound.
+
+    Woken by the exits themselves: a pidfd becomes readable when its process ends.
+    True when all have ended; a process already gone counts as ended.
+    """
+    deadline = time.monotonic() + timeout_s
+    pending: set[int] = set()
+    try:
+        for pid in pids:
+            try:
+                pending.add(os.pidfd_open(pid))
+            except ProcessLookupError:
+                pass  # already gone
+        while pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            ended, _, _ = select.select(list(pending), [], [], remaining)
+            for fd in ended:
+                os.close(fd)
+            pending.difference_update(ended)
+        return True
+    finally:
+        for fd in pending:
+            os.close(fd)

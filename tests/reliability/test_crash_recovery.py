@@ -15,6 +15,7 @@ from tests.conftest import wait_until
 from tests.reliability.conftest import click_action, hostile_env, our_browser_pids
 from webharness.action_result import ActionErrorKind
 from webharness.browser import BrowserHost
+from webharness.processes import wait_for_exit
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
 
@@ -142,5 +143,5 @@ def test_a_host_whose_graceful_close_hangs_kills_its_browser(monkeypatch):
             os.kill(pid, signal.SIGCONT)
         except ProcessLookupError:
             pass
-    wait_until(lambda: not (our_browser_pids() - before), 30, interval_s=0.1)  # children notice their browser is gone
+    wait_for_exit(our_browser_pids() - before, 30)  # children notice their browser is gone
     assert our_browser_pids() - before == set()

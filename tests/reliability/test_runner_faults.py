@@ -19,7 +19,7 @@ from tests.conftest import wait_until
 
 from tests.reliability.conftest import our_browser_pids
 from webharness.evaluation import read_attempts
-from webharness.processes import cmdline
+from webharness.processes import cmdline, wait_for_exit
 from webharness.runner import RunConfig, RunError, expand_jobs, job_chunks, prepare_run, run_jobs
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
@@ -42,7 +42,7 @@ def resume(run_dir: Path, **overrides) -> None:
 
 
 def wait_for_no_browsers(before: set[int], bound_s: float = 60) -> set[int]:
-    wait_until(lambda: not (our_browser_pids() - before), bound_s)
+    wait_for_exit(our_browser_pids() - before, bound_s)
     return our_browser_pids() - before
 
 
