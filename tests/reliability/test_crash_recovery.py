@@ -10,8 +10,6 @@ import time
 
 import pytest
 
-from tests.conftest import wait_until
-
 from tests.reliability.conftest import click_action, hostile_env, our_browser_pids
 from webharness.action_result import ActionErrorKind
 from webharness.browser import BrowserHost
@@ -75,11 +73,12 @@ def _crash_page(env) -> None:
 
     async def crash():
         cdp = await session.context.new_cdp_session(session.page)
-        sent = asyncio.ensure_future(cdp.send("Page.crash"))
-        sent.add_done_callback(lambda f: f.cancelled() or f.exception())
+        async with session.page.expect_event("crash", timeout=30_000):  # listening before the crash
+            sent = asyncio.ensure_future(cdp.send("Page.crash"))
+            sent.add_done_callback(lambda f: f.cancelled() or f.exception())
 
-    env.runtime.run(crash(), 30)
-    assert wait_until(lambda: session.crashed, 30), "the page did not report its crash"
+    env.runtime.run(crash(), 40)
+    assert session.crashed, "the page did not report its crash"
 
 
 def test_a_crashed_page_ends_the_step_and_the_next_reset_works(env):
