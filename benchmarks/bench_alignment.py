@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from webharness.alignment import align
+from webharness.diagnosis.alignment import align
 from webharness.semantic import Element, Heading, SemanticState
-from webharness.trace import EpisodeTrace, StepRecord, TaskInstance
+from webharness.trace.models import EpisodeTrace, StepRecord, TaskInstance
 
 FIELDS = 30
 GOLDEN_STEPS = 20
@@ -30,17 +30,34 @@ AGENT_STEPS = 200
 def form_state(filled: int, refs: int, path: str = "/form") -> SemanticState:
     """The form with the first ``filled`` fields typed in; a row saved every 5 fields."""
     elements = [
-        Element(ref=f"e{refs + i}", role="textbox", name=f"Field {i}", value=f"value {i}" if i < filled else "")
+        Element(
+            ref=f"e{refs + i}",
+            role="textbox",
+            name=f"Field {i}",
+            value=f"value {i}" if i < filled else "",
+        )
         for i in range(FIELDS)
     ] + [Element(ref=f"e{refs + FIELDS}", role="button", name="Save")]
-    rows = [{"id": n, "fields": [f"value {i}" for i in range(5 * n, 5 * n + 5)]} for n in range(filled // 5)]
-    return SemanticState(url=f"http://webeval.test{path}", title="Form", elements=elements,
-                         headings=[Heading(level=1, text="Form")], app={"records": rows})
+    rows = [
+        {"id": n, "fields": [f"value {i}" for i in range(5 * n, 5 * n + 5)]}
+        for n in range(filled // 5)
+    ]
+    return SemanticState(
+        url=f"http://webeval.test{path}",
+        title="Form",
+        elements=elements,
+        headings=[Heading(level=1, text="Form")],
+        app={"records": rows},
+    )
 
 
 def trace(states: list[SemanticState], actions: list[str | None]) -> EpisodeTrace:
-    task = TaskInstance(task_id="bench", env_id="WebEval/bench-v0", category="bench", seed=0, instruction="fill")
-    steps = [StepRecord(index=i, state=s, action=a) for i, (s, a) in enumerate(zip(states, actions))]
+    task = TaskInstance(
+        task_id="bench", env_id="WebEval/bench-v0", category="bench", seed=0, instruction="fill"
+    )
+    steps = [
+        StepRecord(index=i, state=s, action=a) for i, (s, a) in enumerate(zip(states, actions))
+    ]
     return EpisodeTrace(task=task, steps=steps, golden_path="bench")
 
 
@@ -83,11 +100,13 @@ def main() -> int:
         wall.append((time.perf_counter() - start) * 1000)
         cpu.append((time.process_time() - start_cpu) * 1000)
     median = statistics.median(wall)
-    print(f"align: {len(agent.steps) - 1}-step agent trace vs {len(golden.steps) - 1}-step golden trace, "
-          f"median of {args.runs} runs: {median:.1f} ms wall (min {min(wall):.1f}, max {max(wall):.1f}), "
-          f"{statistics.median(cpu):.1f} ms CPU; budget {args.budget_ms:.0f} ms; "
-          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f}")  # a busy machine inflates wall time: say so
+    print(
+        f"align: {len(agent.steps) - 1}-step agent trace vs {len(golden.steps) - 1}-step golden trace, "
+        f"median of {args.runs} runs: {median:.1f} ms wall (min {min(wall):.1f}, max {max(wall):.1f}), "
+        f"{statistics.median(cpu):.1f} ms CPU; budget {args.budget_ms:.0f} ms; "
+        f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )  # a busy machine inflates wall time: say so
     return 0 if median <= args.budget_ms else 1
 
 

@@ -21,7 +21,7 @@ import gymnasium as gym
 from playwright.async_api import async_playwright
 
 import webharness  # noqa: F401  (registers the envs)
-from webharness.browser import LAUNCH_ARGS, find_chromium
+from webharness.browser.host import LAUNCH_ARGS, find_chromium
 
 ENV_ID = "WebEval/form-v0"
 
@@ -59,7 +59,11 @@ def bench_env(obs_mode: str, steps: int) -> dict[str, float]:
             started = time.perf_counter()
             env.step(f"click({checkbox!r})")
             step_times.append(time.perf_counter() - started)
-        return {"reset_ms": median_ms(resets), "warm_reset_ms": median_ms(warm_resets), "step_ms": median_ms(step_times)}
+        return {
+            "reset_ms": median_ms(resets),
+            "warm_reset_ms": median_ms(warm_resets),
+            "step_ms": median_ms(step_times),
+        }
     finally:
         env.close()
 
@@ -73,7 +77,7 @@ async def bench_floor(steps: int) -> dict[str, float]:
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=find_chromium(), args=list(LAUNCH_ARGS))
         context = await browser.new_context(viewport={"width": 1280, "height": 720})
-        from webharness.site import SiteRouter
+        from webharness.episode.site import SiteRouter
 
         router = SiteRouter()
         router.episode = site

@@ -1,7 +1,7 @@
 """Episodes per minute of the oracle over the suite, with 1 and 2 worker processes.
 
 Three ways of running episodes, in one run:
-- the runner (``webharness.runner``: ``prepare_run`` + ``run_jobs``) over every
+- the runner (``webharness.runner.pool``: ``prepare_run`` + ``run_jobs``) over every
   ``WebEval/*`` task and the given seeds, ``obs_mode="text"``, no screenshots, with 1
   worker (in-process) and with 2 worker processes, each into a fresh temp folder. The
   golden traces the scorer needs are recorded once beforehand and copied into each run
@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "peers"))
 
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
+from protocol import process_tree, pss_mb, rss_mb  # noqa: E402
 
 import webharness  # noqa: E402,F401  (registers the envs)
-from protocol import process_tree, pss_mb, rss_mb  # noqa: E402
-from webharness.oracle import OracleAgent  # noqa: E402
-from webharness.runner import RunConfig, prepare_run, run_jobs  # noqa: E402
+from webharness.golden.oracle import OracleAgent  # noqa: E402
+from webharness.runner.pool import RunConfig, prepare_run, run_jobs  # noqa: E402
 
 VEC_ENV = "WebEval/form-v0"
 
@@ -61,7 +61,11 @@ def worker_roots(in_process: bool) -> list[int]:
     if in_process:
         return [me]
     children = [p for p in process_tree(me) if p != me and _parent(p) == me]
-    return [p for p in children if "python" in _cmdline(p).split(" ")[0] and "resource_tracker" not in _cmdline(p)]
+    return [
+        p
+        for p in children
+        if "python" in _cmdline(p).split(" ")[0] and "resource_tracker" not in _cmdline(p)
+    ]
 
 
 def _parent(pid: int) -> int:
@@ -97,9 +101,13 @@ class WorkerMemory:
             for root in worker_roots(self.in_process):
                 pids = process_tree(root)
                 self.peak_processes = max(self.peak_processes, len(pids))
-                self.peak_rss[root] = max(self.peak_rss.get(root, 0.0), sum(rss_mb(p) for p in pids))
+                self.peak_rss[root] = max(
+                    self.peak_rss.get(root, 0.0), sum(rss_mb(p) for p in pids)
+                )
                 if tick % self.pss_every == 0:
-                    self.peak_pss[root] = max(self.peak_pss.get(root, 0.0), sum(pss_mb(p) for p in pids))
+                    self.peak_pss[root] = max(
+                        self.peak_pss.get(root, 0.0), sum(pss_mb(p) for p in pids)
+                    )
             tick += 1
 
     def report(self) -> dict[str, Any]:
@@ -117,8 +125,14 @@ def load() -> list[float]:
 
 # --- the runner --------------------------------------------------------------------------------
 def config_for(seeds: list[int], workers: int) -> RunConfig:
-    return RunConfig(agents=["oracle"], tasks=["WebEval/*"], seeds=seeds, obs_mode="text",
-                     screenshots=False, workers=workers)
+    return RunConfig(
+        agents=["oracle"],
+        tasks=["WebEval/*"],
+        seeds=seeds,
+        obs_mode="text",
+        screenshots=False,
+        workers=workers,
+    )
 
 
 def record_goldens(seeds: list[int], into: Path) -> float:
@@ -145,11 +159,19 @@ def runner_throughput(seeds: list[int], workers: int, goldens: Path | None) -> d
     passed = sum(a.passed for a in attempts)
     not_executable = sum(bool(getattr(a, "not_executable", False)) for a in attempts)
     return {
-        "mode": f"runner, {workers} worker{'s' if workers > 1 else ''}", "workers": workers,
-        "episodes": len(attempts), "passed": passed, "not_executable": not_executable,
-        "seconds": round(elapsed, 1), "episodes_per_min": round(len(attempts) / elapsed * 60, 1),
-        "median_episode_ms": round(statistics.median(a.duration_ms for a in attempts), 1) if attempts else None,
-        "load_before": load_before, "load_after": load(), **memory.report(),
+        "mode": f"runner, {workers} worker{'s' if workers > 1 else ''}",
+        "workers": workers,
+        "episodes": len(attempts),
+        "passed": passed,
+        "not_executable": not_executable,
+        "seconds": round(elapsed, 1),
+        "episodes_per_min": round(len(attempts) / elapsed * 60, 1),
+        "median_episode_ms": round(statistics.median(a.duration_ms for a in attempts), 1)
+        if attempts
+        else None,
+        "load_before": load_before,
+        "load_after": load(),
+        **memory.report(),
     }
 
 
@@ -168,8 +190,13 @@ def short_error(exc: BaseException) -> str:
 
 
 def make_vec(obs_mode: str, vector_kwargs: dict[str, Any] | None = None) -> gym.vector.VectorEnv:
-    return gym.make_vec(VEC_ENV, num_envs=2, vectorization_mode="async", vector_kwargs=vector_kwargs,
-                        obs_mode=obs_mode)
+    return gym.make_vec(
+        VEC_ENV,
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs=vector_kwargs,
+        obs_mode=obs_mode,
+    )
 
 
 def vec_throughput(episodes: int, obs_mode: str) -> dict[str, Any]:
@@ -179,7 +206,11 @@ def vec_throughput(episodes: int, obs_mode: str) -> dict[str, Any]:
     when that fails, the error is kept and the run goes on with ``shared_memory=False``.
     """
     load_before = load()
-    result: dict[str, Any] = {"mode": f"make_vec async, 2 envs ({obs_mode})", "workers": 2, "load_before": load_before}
+    result: dict[str, Any] = {
+        "mode": f"make_vec async, 2 envs ({obs_mode})",
+        "workers": 2,
+        "load_before": load_before,
+    }
     try:
         envs = make_vec(obs_mode)
         result["default_make_vec"] = "works"
@@ -208,7 +239,9 @@ def vec_throughput(episodes: int, obs_mode: str) -> dict[str, Any]:
                     else:
                         actions.append(agent.act(_split(obs, i), info_i))
                 was_ended = list(ended)
-                obs, rewards, terminated, truncated, infos = envs.step(np.array(actions, dtype=object))
+                obs, rewards, terminated, truncated, infos = envs.step(
+                    np.array(actions, dtype=object)
+                )
                 steps += 1
                 for i, agent in enumerate(agents):
                     if was_ended[i]:  # the sub-env was just reset: a new episode for its oracle
@@ -224,8 +257,15 @@ def vec_throughput(episodes: int, obs_mode: str) -> dict[str, Any]:
         return {**result, "error": short_error(exc), "trace": traceback.format_exc()[-1500:]}
     finally:
         envs.close()
-    return {**result, "episodes": done, "passed": passed, "vector_steps": steps, "seconds": round(elapsed, 1),
-            "episodes_per_min": round(done / elapsed * 60, 1), "load_after": load()}
+    return {
+        **result,
+        "episodes": done,
+        "passed": passed,
+        "vector_steps": steps,
+        "seconds": round(elapsed, 1),
+        "episodes_per_min": round(done / elapsed * 60, 1),
+        "load_after": load(),
+    }
 
 
 def single_env_throughput(episodes: int, obs_mode: str) -> dict[str, Any]:
@@ -235,7 +275,9 @@ def single_env_throughput(episodes: int, obs_mode: str) -> dict[str, Any]:
     agent = OracleAgent()
     passed = 0
     try:
-        env.reset(seed=99)  # launch the browser outside the timing, as the vector env's first reset is
+        env.reset(
+            seed=99
+        )  # launch the browser outside the timing, as the vector env's first reset is
         with WorkerMemory(in_process=True) as memory:
             started = time.perf_counter()
             for episode in range(episodes):
@@ -249,32 +291,54 @@ def single_env_throughput(episodes: int, obs_mode: str) -> dict[str, Any]:
             elapsed = time.perf_counter() - started
     finally:
         env.close()
-    return {"mode": f"single env, 1 process ({obs_mode})", "workers": 1, "episodes": episodes, "passed": passed,
-            "seconds": round(elapsed, 1), "episodes_per_min": round(episodes / elapsed * 60, 1),
-            "load_before": load_before, "load_after": load(), **memory.report()}
+    return {
+        "mode": f"single env, 1 process ({obs_mode})",
+        "workers": 1,
+        "episodes": episodes,
+        "passed": passed,
+        "seconds": round(elapsed, 1),
+        "episodes_per_min": round(episodes / elapsed * 60, 1),
+        "load_before": load_before,
+        "load_after": load(),
+        **memory.report(),
+    }
 
 
 # --- main --------------------------------------------------------------------------------------
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
-    parser.add_argument("--rounds", type=int, default=2,
-                        help="repeat the 1- and 2-worker runs (0: none, only make_vec)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="repeat the 1- and 2-worker runs (0: none, only make_vec)",
+    )
     parser.add_argument("--vec-episodes", type=int, default=12)
     parser.add_argument("--cold", action="store_true", help="do not pre-record golden traces")
     parser.add_argument("--skip-vec", action="store_true")
-    parser.add_argument("--json", default=str(Path(__file__).resolve().parent / "peers" / "throughput.json"))
+    parser.add_argument(
+        "--json", default=str(Path(__file__).resolve().parent / "peers" / "throughput.json")
+    )
     args = parser.parse_args()
     if args.rounds < 0:
         parser.error(f"--rounds {args.rounds}: give 0 (make_vec only) or more")
-    report: dict[str, Any] = {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpus": os.cpu_count(),
-                              "load_start": load(), "seeds": args.seeds, "runs": []}
+    report: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "cpus": os.cpu_count(),
+        "load_start": load(),
+        "seeds": args.seeds,
+        "runs": [],
+    }
     with tempfile.TemporaryDirectory(prefix="bench-throughput-goldens-") as goldens_tmp:
         goldens = None
         if not args.cold:
             goldens = Path(goldens_tmp) / "run"
             report["golden_recording_s"] = round(record_goldens(args.seeds, goldens), 1)
-            print(f"goldens recorded in {report['golden_recording_s']} s (load {load()})", file=sys.stderr)
+            print(
+                f"goldens recorded in {report['golden_recording_s']} s (load {load()})",
+                file=sys.stderr,
+            )
         ratios = []
         for index in range(args.rounds):
             order = (1, 2) if index % 2 == 0 else (2, 1)
@@ -290,15 +354,20 @@ def main() -> None:
         report["ratio_2_vs_1_per_round"] = ratios
         report["ratio_2_vs_1_median"] = round(statistics.median(ratios), 3)
     if not args.skip_vec:
-        for run in (vec_throughput(args.vec_episodes, "both"), single_env_throughput(args.vec_episodes, "both")):
+        for run in (
+            vec_throughput(args.vec_episodes, "both"),
+            single_env_throughput(args.vec_episodes, "both"),
+        ):
             report["runs"].append(run)
             print(json.dumps(run), file=sys.stderr, flush=True)
     report["load_end"] = load()
     Path(args.json).write_text(json.dumps(report, indent=1))
     for run in report["runs"]:
-        print(f"{run['mode']:36s} {run.get('episodes_per_min', '-'):>7} ep/min  "
-              f"{run.get('peak_pss_mb_per_worker', '-'):>7} MB PSS/worker  {run.get('peak_rss_mb_per_worker', '-'):>7} MB RSS  "
-              f"load {run.get('load_before')} {run.get('error', '')}")
+        print(
+            f"{run['mode']:36s} {run.get('episodes_per_min', '-'):>7} ep/min  "
+            f"{run.get('peak_pss_mb_per_worker', '-'):>7} MB PSS/worker  {run.get('peak_rss_mb_per_worker', '-'):>7} MB RSS  "
+            f"load {run.get('load_before')} {run.get('error', '')}"
+        )
     if ratios:
         print(f"2 vs 1 workers: {report['ratio_2_vs_1_median']} (per round {ratios})")
 

@@ -32,7 +32,7 @@ import webharness  # noqa: E402
 from webharness.agents import load_agent  # noqa: E402
 from webharness.envs import WebEvalEnv  # noqa: E402
 from webharness.perturbations import PERTURBATIONS  # noqa: E402
-from webharness.processes import chromium_pids, descendants  # noqa: E402
+from webharness.testing.processes import chromium_pids, descendants  # noqa: E402
 from webharness.wrappers import perturb  # noqa: E402
 
 STEP_SLACK_S = 1.0  # allowed on top of the env's own step bound
@@ -43,7 +43,9 @@ class SoakResult:
     steps: int = 0
     resets: int = 0
     episodes_not_executable: int = 0
-    not_executable: list[str] = field(default_factory=list)  # why (harness faults: hung or crashed pages)
+    not_executable: list[str] = field(
+        default_factory=list
+    )  # why (harness faults: hung or crashed pages)
     hostile_steps: int = 0
     escaped: list[str] = field(default_factory=list)  # exceptions out of step/reset
     slowest_step_s: float = 0.0
@@ -65,7 +67,9 @@ class SoakResult:
 
     @property
     def ok(self) -> bool:
-        return not (self.escaped or self.over_bound or self.chromium_left) and self.mem_growth < 0.15
+        return (
+            not (self.escaped or self.over_bound or self.chromium_left) and self.mem_growth < 0.15
+        )
 
 
 def memory_growth(samples_mb: list[float]) -> float:
@@ -105,16 +109,46 @@ def _memory_kb(pid: int) -> int:
 
 # --- hostile actions ----------------------------------------------------------------------
 _HOSTILE = [
-    "__import__('os').system('touch /tmp/webharness-soak-pwned')", "exec('1')", "click('e1'); import os",
-    "(" * 3000 + ")" * 3000, "click(" + "not " * 2400 + "1)", "x" * 20_000, "", "\x00\ud800", "click(**{'ref': 'e1'})",
-    "click('e999999')", "click('e0')", "click('zz')", "fill('e1', '" + "A" * 6000 + "')", "press('NotAKey')",
-    "press('Control+Alt+Delete')", "mouse_click(-5, 99999)", "mouse_click(5, 5)", "scroll(0, 1e12)", "scroll(-1e9, -1e9)",
-    "goto('file:///etc/passwd')", "goto('chrome://crash')", "goto('chrome://version')", "goto('http://127.0.0.1:9/')",
-    "goto('javascript:while(1){}')", "goto('data:text/html,<script>while(1){}</script>')", "goto('about:blank')",
-    "goto('/nonexistent/page')", "go_back()", "go_back()", "wait(600000)", "wait(-1)", "wait(0)",
-    "keyboard_type('<img src=x onerror=\"document.title=1\">')", "keyboard_type('\\u202e\\U0001f4a9' * 50)",
-    "select_option('e1', '<script>alert(1)</script>')", "check('e1')", "uncheck('e2')", "hover('e3')",
-    "ask_user('<b>what?</b>')", "noop()",
+    "__import__('os').system('touch /tmp/webharness-soak-pwned')",
+    "exec('1')",
+    "click('e1'); import os",
+    "(" * 3000 + ")" * 3000,
+    "click(" + "not " * 2400 + "1)",
+    "x" * 20_000,
+    "",
+    "\x00\ud800",
+    "click(**{'ref': 'e1'})",
+    "click('e999999')",
+    "click('e0')",
+    "click('zz')",
+    "fill('e1', '" + "A" * 6000 + "')",
+    "press('NotAKey')",
+    "press('Control+Alt+Delete')",
+    "mouse_click(-5, 99999)",
+    "mouse_click(5, 5)",
+    "scroll(0, 1e12)",
+    "scroll(-1e9, -1e9)",
+    "goto('file:///etc/passwd')",
+    "goto('chrome://crash')",
+    "goto('chrome://version')",
+    "goto('http://127.0.0.1:9/')",
+    "goto('javascript:while(1){}')",
+    "goto('data:text/html,<script>while(1){}</script>')",
+    "goto('about:blank')",
+    "goto('/nonexistent/page')",
+    "go_back()",
+    "go_back()",
+    "wait(600000)",
+    "wait(-1)",
+    "wait(0)",
+    "keyboard_type('<img src=x onerror=\"document.title=1\">')",
+    "keyboard_type('\\u202e\\U0001f4a9' * 50)",
+    "select_option('e1', '<script>alert(1)</script>')",
+    "check('e1')",
+    "uncheck('e2')",
+    "hover('e3')",
+    "ask_user('<b>what?</b>')",
+    "noop()",
 ]
 
 
@@ -123,7 +157,11 @@ def hostile_action(rng: np.random.Generator, obs: dict[str, Any]) -> str:
     roll = rng.random()
     if roll < 0.7:
         return str(rng.choice(_HOSTILE))
-    refs = [w.strip("[]").removeprefix("ref=") for w in obs.get("axtree", "").split() if w.startswith("[ref=")]
+    refs = [
+        w.strip("[]").removeprefix("ref=")
+        for w in obs.get("axtree", "").split()
+        if w.startswith("[ref=")
+    ]
     ref = str(rng.choice(refs)) if refs else "e1"
     kind = rng.integers(4)
     if kind == 0:
@@ -136,9 +174,18 @@ def hostile_action(rng: np.random.Generator, obs: dict[str, Any]) -> str:
 
 
 # --- the run ------------------------------------------------------------------------------
-def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile_rate: float = 0.35,
-             warmup_rounds: int = 2, action_timeout_ms: float = 2_000, settle_cap_ms: float = 1_500,
-             strength: float = 0.7, progress: bool = False, players: int = 1) -> SoakResult:
+def run_soak(
+    steps: int = 2_000,
+    seed: int = 0,
+    episode_steps: int = 16,
+    hostile_rate: float = 0.35,
+    warmup_rounds: int = 2,
+    action_timeout_ms: float = 2_000,
+    settle_cap_ms: float = 1_500,
+    strength: float = 0.7,
+    progress: bool = False,
+    players: int = 1,
+) -> SoakResult:
     """Play at least ``steps`` steps round-robin over every scenario, each episode under the
     next perturbation (or none), the random agent mixed with hostile actions, until every
     (scenario, perturbation) pair has been played.
@@ -151,8 +198,12 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
     before = chromium_pids()
     names = webharness.task_names()
     stacks = ["", *PERTURBATIONS]
-    bases = {name: WebEvalEnv(name, obs_mode="text", action_timeout_ms=action_timeout_ms,
-                              settle_cap_ms=settle_cap_ms) for name in names}
+    bases = {
+        name: WebEvalEnv(
+            name, obs_mode="text", action_timeout_ms=action_timeout_ms, settle_cap_ms=settle_cap_ms
+        )
+        for name in names
+    }
     result.step_bound_s = next(iter(bases.values()))._step_timeout_s()
     durations: list[float] = []
     combos: set[tuple[str, str]] = set()
@@ -173,8 +224,16 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
         for round_no in range(1, 10 * steps):
             for name in names[player::players]:
                 stack = stacks[(round_no + names.index(name)) % len(stacks)]
-                outcome = _episode(bases[name], stack, strength, agent, rng, episode_steps, hostile_rate,
-                                   result.step_bound_s)
+                outcome = _episode(
+                    bases[name],
+                    stack,
+                    strength,
+                    agent,
+                    rng,
+                    episode_steps,
+                    hostile_rate,
+                    result.step_bound_s,
+                )
                 with lock:
                     combos.add((name, stack))
                     _merge(result, durations, outcome)
@@ -186,11 +245,16 @@ def run_soak(steps: int = 2_000, seed: int = 0, episode_steps: int = 16, hostile
             if player == 0 and round_no >= warmup_rounds:
                 result.mem_rounds_mb.append(round(memory_mb(), 1))
             if player == 0 and progress:
-                print(f"round {round_no}: {result.steps} steps, {time.monotonic() - started:.0f} s, "
-                      f"memory {memory_mb():.0f} MB, chromium {len(chromium_pids() - before)}", file=sys.stderr)
+                print(
+                    f"round {round_no}: {result.steps} steps, {time.monotonic() - started:.0f} s, "
+                    f"memory {memory_mb():.0f} MB, chromium {len(chromium_pids() - before)}",
+                    file=sys.stderr,
+                )
 
     try:
-        threads = [threading.Thread(target=play, args=(i,), name=f"soak-{i}") for i in range(players)]
+        threads = [
+            threading.Thread(target=play, args=(i,), name=f"soak-{i}") for i in range(players)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -234,15 +298,25 @@ def _merge(result: SoakResult, durations: list[float], outcome: EpisodeOutcome) 
     result.not_executable += outcome.not_executable
 
 
-def _episode(base: WebEvalEnv, stack: str, strength: float, agent: Any, rng: np.random.Generator,
-             episode_steps: int, hostile_rate: float, step_bound_s: float) -> EpisodeOutcome:
+def _episode(
+    base: WebEvalEnv,
+    stack: str,
+    strength: float,
+    agent: Any,
+    rng: np.random.Generator,
+    episode_steps: int,
+    hostile_rate: float,
+    step_bound_s: float,
+) -> EpisodeOutcome:
     outcome = EpisodeOutcome()
     base.hook_factories.clear()  # the previous episode's perturbation wrappers
     env = perturb(base, stack, strength) if stack else base
     try:
         obs, info = env.reset(seed=int(rng.integers(1_000)))
     except Exception as exc:  # noqa: BLE001  (that is what the soak looks for)
-        outcome.escaped.append(f"reset {base.task_spec.id} [{stack}]: {type(exc).__name__}: {exc}"[:300])
+        outcome.escaped.append(
+            f"reset {base.task_spec.id} [{stack}]: {type(exc).__name__}: {exc}"[:300]
+        )
         return outcome
     outcome.reset = True
     agent.reset(info["task"])
@@ -253,37 +327,61 @@ def _episode(base: WebEvalEnv, stack: str, strength: float, agent: Any, rng: np.
         try:
             obs, _, terminated, truncated, info = env.step(action)
         except Exception as exc:  # noqa: BLE001
-            outcome.escaped.append(f"step {base.task_spec.id} [{stack}] {action[:80]!r}: {type(exc).__name__}: {exc}"[:300])
+            outcome.escaped.append(
+                f"step {base.task_spec.id} [{stack}] {action[:80]!r}: {type(exc).__name__}: {exc}"[
+                    :300
+                ]
+            )
             return outcome
         elapsed = time.monotonic() - began
         outcome.durations.append(elapsed)
         outcome.hostile_steps += hostile
         if elapsed > step_bound_s + STEP_SLACK_S:
-            outcome.over_bound.append(f"{base.task_spec.id} [{stack}] {action[:80]!r}: {elapsed:.1f} s")
+            outcome.over_bound.append(
+                f"{base.task_spec.id} [{stack}] {action[:80]!r}: {elapsed:.1f} s"
+            )
         if terminated or truncated:
             end = info.get("episode_end")
             if end is not None and end.not_executable:
-                outcome.not_executable.append(f"{base.task_spec.id} [{stack}] {action[:80]!r} after {elapsed:.1f} s: "
-                                              f"{end.error}"[:300])
+                outcome.not_executable.append(
+                    f"{base.task_spec.id} [{stack}] {action[:80]!r} after {elapsed:.1f} s: "
+                    f"{end.error}"[:300]
+                )
             return outcome
     return outcome
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--episode-steps", type=int, default=16)
     parser.add_argument("--hostile-rate", type=float, default=0.35)
     parser.add_argument("--action-timeout-ms", type=float, default=2_000)
     parser.add_argument("--settle-cap-ms", type=float, default=1_500)
-    parser.add_argument("--players", type=int, default=1, help="threads sharing the scenarios (overlap their waits)")
+    parser.add_argument(
+        "--players", type=int, default=1, help="threads sharing the scenarios (overlap their waits)"
+    )
     parser.add_argument("--json", help="write the result here")
     args = parser.parse_args()
-    result = run_soak(args.steps, args.seed, args.episode_steps, args.hostile_rate,
-                      action_timeout_ms=args.action_timeout_ms, settle_cap_ms=args.settle_cap_ms, progress=True,
-                      players=args.players)
-    report = {**asdict(result), "ok": result.ok, "cpus": os.cpu_count(), "load_avg": os.getloadavg()}
+    result = run_soak(
+        args.steps,
+        args.seed,
+        args.episode_steps,
+        args.hostile_rate,
+        action_timeout_ms=args.action_timeout_ms,
+        settle_cap_ms=args.settle_cap_ms,
+        progress=True,
+        players=args.players,
+    )
+    report = {
+        **asdict(result),
+        "ok": result.ok,
+        "cpus": os.cpu_count(),
+        "load_avg": os.getloadavg(),
+    }
     text = json.dumps(report, indent=1)
     print(text)
     if args.json:

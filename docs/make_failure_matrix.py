@@ -27,7 +27,9 @@ START, END = "<!-- failure-matrix:start -->", "<!-- failure-matrix:end -->"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("scenarios", nargs="*", help="only these scenarios (the docs are then left alone)")
+    parser.add_argument(
+        "scenarios", nargs="*", help="only these scenarios (the docs are then left alone)"
+    )
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from tests.test_failure_suite import CASES, SEED, Bench, matrix_markdown
@@ -40,7 +42,10 @@ def main(argv: list[str] | None = None) -> int:
             result = bench.run(case)
             results.append(result)
             mark = "ok " if result.ok else "BAD"
-            print(f"{mark} {case.id}: expected {result.expected}, annotated {result.annotated}", flush=True)
+            print(
+                f"{mark} {case.id}: expected {result.expected}, annotated {result.annotated}",
+                flush=True,
+            )
     finally:
         bench.close()
     minutes = (time.perf_counter() - started) / 60
@@ -48,11 +53,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.scenarios:
         print(table)
     else:
-        header = (f"{len(results)} cases, seed {SEED}, `obs_mode=\"text\"`; "
-                  f"written by `python docs/make_failure_matrix.py` ({minutes:.0f} min on a shared 2-core machine).")
+        header = (
+            f'{len(results)} cases, seed {SEED}, `obs_mode="text"`; '
+            f"written by `python docs/make_failure_matrix.py` ({minutes:.0f} min on a shared 2-core machine)."
+        )
         write_section(f"{header}\n\n{table}")
     bad = [r.case.id for r in results if not r.ok]
-    print(f"{len(results) - len(bad)}/{len(results)} cases agree ({minutes:.1f} min)" + (f"; mismatches: {bad}" if bad else ""))
+    print(
+        f"{len(results) - len(bad)}/{len(results)} cases agree ({minutes:.1f} min)"
+        + (f"; mismatches: {bad}" if bad else "")
+    )
     return 1 if bad else 0
 
 

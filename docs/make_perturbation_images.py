@@ -57,7 +57,11 @@ def shot(env: gym.Env) -> np.ndarray:
 
 
 def open_form(env: gym.Env, info: dict[str, Any]) -> dict[str, Any]:
-    (button,) = [e for e in info["semantic_state"].elements if e.role == "button" and e.name in ("New contact", "Create contact")]
+    (button,) = [
+        e
+        for e in info["semantic_state"].elements
+        if e.role == "button" and e.name in ("New contact", "Create contact")
+    ]
     return env.step(f"click({button.ref!r})")[4]
 
 
@@ -80,9 +84,14 @@ def capture(name: str, env: gym.Env, perturbed: bool) -> tuple[np.ndarray, str]:
     return shot(env), obs["goal"]
 
 
-def compose(name: str, before: tuple[np.ndarray, str], after: tuple[np.ndarray, str]) -> Image.Image:
+def compose(
+    name: str, before: tuple[np.ndarray, str], after: tuple[np.ndarray, str]
+) -> Image.Image:
     font, small = ImageFont.truetype(FONT, 18), ImageFont.truetype(FONT, 14)
-    panels = [Image.fromarray(img).resize((int(img.shape[1] * SCALE), int(img.shape[0] * SCALE))) for img, _ in (before, after)]
+    panels = [
+        Image.fromarray(img).resize((int(img.shape[1] * SCALE), int(img.shape[0] * SCALE)))
+        for img, _ in (before, after)
+    ]
     width, height = panels[0].size
     caption_lines = 0
     if name == "paraphrase":
@@ -96,7 +105,12 @@ def compose(name: str, before: tuple[np.ndarray, str], after: tuple[np.ndarray, 
         draw.rectangle((x - 1, 39, x + width, 40 + height), outline="#adb5bd")
         if caption_lines:
             goal = (before, after)[i][1]
-            draw.multiline_text((x, 48 + height), "\n".join(textwrap.wrap("Goal: " + goal, 78)), fill="#343a40", font=small)
+            draw.multiline_text(
+                (x, 48 + height),
+                "\n".join(textwrap.wrap("Goal: " + goal, 78)),
+                fill="#343a40",
+                font=small,
+            )
     return canvas
 
 

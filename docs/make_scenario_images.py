@@ -11,7 +11,7 @@ import gymnasium as gym
 from PIL import Image
 
 import webharness
-from webharness.catalogue import get_task
+from webharness.spec.catalogue import get_task
 
 DOCS = Path(__file__).parent
 
@@ -30,14 +30,18 @@ def main() -> None:
         image.parent.mkdir(exist_ok=True)
         Image.fromarray(frame).save(image, quality=85)
         paths = ", ".join(p.id for p in spec.golden_paths)
-        rows.append(f"## `{spec.env_id}` — {spec.title}\n\n"
-                    f"Category **{spec.category}** · golden paths: {paths} · max {spec.max_steps} steps\n\n"
-                    f"> {info['task'].instruction}  *(seed 0)*\n\n"
-                    f"![{name} start page](img/{image.name})\n")
-    intro = ("# Scenarios\n\nEvery scenario is a registered env built from `tasks/<name>/task.yaml` and a local "
-             "site. Each varies with the seed (names, values, target options, delays, which records exist); the "
-             "instruction shows the instance's values. Below: the start page at seed 0. Regenerate with "
-             "`python docs/make_scenario_images.py`.\n\n")
+        rows.append(
+            f"## `{spec.env_id}` — {spec.title}\n\n"
+            f"Category **{spec.category}** · golden paths: {paths} · max {spec.max_steps} steps\n\n"
+            f"> {info['task'].instruction}  *(seed 0)*\n\n"
+            f"![{name} start page](img/{image.name})\n"
+        )
+    intro = (
+        "# Scenarios\n\nEvery scenario is a registered env built from `tasks/<name>/task.yaml` and a local "
+        "site. Each varies with the seed (names, values, target options, delays, which records exist); the "
+        "instruction shows the instance's values. Below: the start page at seed 0. Regenerate with "
+        "`python docs/make_scenario_images.py`.\n\n"
+    )
     (DOCS / "scenarios.md").write_text(intro + "\n".join(rows), encoding="utf-8")
 
 

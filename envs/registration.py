@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from webharness.catalogue import task_names
+from webharness.spec.catalogue import task_names
 
 ENTRY_POINT = "webharness.envs.web_eval_env:WebEvalEnv"
 NAMESPACE = "WebEval"
@@ -21,7 +21,9 @@ def register_all() -> list[str]:
         ident = env_id(name)
         if ident not in gym.registry:
             # Our env truncates at the task's max_steps itself; no TimeLimit on top.
-            gym.register(id=ident, entry_point=ENTRY_POINT, kwargs={"task": name}, disable_env_checker=False)
+            gym.register(
+                id=ident, entry_point=ENTRY_POINT, kwargs={"task": name}, disable_env_checker=False
+            )
         ids.append(ident)
     return ids
 

@@ -10,14 +10,14 @@ from gymnasium.error import ResetNeeded
 
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
-from webharness.catalogue import get_task
-from webharness.episode import Episode, EpisodeOptions, Observed
+from webharness.browser.runtime import BrowserRuntime
+from webharness.episode.episode import Episode, EpisodeOptions, Observed
+from webharness.episode.hooks import EpisodeHooks, HookFactory
+from webharness.episode.observation import ObsMode, build_observation, observation_space, text_space
 from webharness.errors import BrowserError, BrowserNotFoundError, did_you_mean
-from webharness.observation import ObsMode, build_observation, observation_space, text_space
-from webharness.runtime import BrowserRuntime
-from webharness.hooks import EpisodeHooks, HookFactory
-from webharness.task_spec import InstantiatedTask, TaskSpec, instantiate
-from webharness.trace import EpisodeEnd
+from webharness.spec.catalogue import get_task
+from webharness.spec.task_spec import InstantiatedTask, TaskSpec, instantiate
+from webharness.trace.models import EpisodeEnd
 
 _ENDED_BY = {
     A.ActionKind.DONE: "done",
@@ -58,7 +58,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         self.task_spec = task if isinstance(task, TaskSpec) else get_task(task)
         self.obs_mode = _choice(ObsMode, obs_mode, "obs_mode")
         if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode={render_mode!r} is not supported; use None or 'rgb_array'")
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; use None or 'rgb_array'"
+            )
         self.render_mode = render_mode
         self.viewport = viewport
         self.max_steps = max_steps or self.task_spec.max_steps
@@ -78,7 +80,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         self._ended = False
 
     # --- Gymnasium API ------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         task = instantiate(self.task_spec, seed, self.np_random)
         hooks = self._episode_hooks(task)
@@ -94,18 +98,24 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 runtime.discard(finished.session)
         runtime.prewarm()
         self._steps, self._ended = 0, False
-        return self._observation(self._episode, observed, ""), self._info(self._episode, observed, None, None)
+        return self._observation(self._episode, observed, ""), self._info(
+            self._episode, observed, None, None
+        )
 
     def _episode_hooks(self, task: InstantiatedTask) -> EpisodeHooks:
         """Let each wrapper's factory set up this episode, seeded from the env's generator."""
         hooks = EpisodeHooks()
         for factory in self.hook_factories:
-            factory(hooks, np.random.default_rng(int(self.np_random.integers(2**63))), task.instance)
+            factory(
+                hooks, np.random.default_rng(int(self.np_random.integers(2**63))), task.instance
+            )
         for transform in hooks.instruction_transforms:
             task.instance.instruction = transform(task.instance.instruction)
         return hooks
 
-    def _start_episode(self, runtime: BrowserRuntime, task: InstantiatedTask, hooks: EpisodeHooks) -> Observed:
+    def _start_episode(
+        self, runtime: BrowserRuntime, task: InstantiatedTask, hooks: EpisodeHooks
+    ) -> Observed:
         """Open the episode's page; after a browser failure, restart the browser once."""
         timeout = self._step_timeout_s()
         for attempt in (1, 2):
@@ -135,7 +145,10 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         except A.ActionParseError as exc:
             parsed, parse_error = A.Noop(), str(exc)
         except (RecursionError, MemoryError) as exc:  # a pathologically nested string
-            parsed, parse_error = A.Noop(), f"not a single action call: too deeply nested ({type(exc).__name__})"
+            parsed, parse_error = (
+                A.Noop(),
+                f"not a single action call: too deeply nested ({type(exc).__name__})",
+            )
         else:
             parse_error = None
         try:
@@ -154,15 +167,20 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         if terminated or truncated:
             self._ended = True
             info["episode_end"] = EpisodeEnd(
-                terminated=terminated, truncated=truncated, success=success,
-                final_answer=episode.final_answer, ended_by=ended_by or "max_steps",
+                terminated=terminated,
+                truncated=truncated,
+                success=success,
+                final_answer=episode.final_answer,
+                ended_by=ended_by or "max_steps",
                 asked_user=episode.asked_user,
             )
         reward = 1.0 if (terminated or truncated) and success else 0.0
         obs = self._observation(episode, observed, result.message if not result.ok else "")
         return obs, reward, terminated, truncated, info
 
-    def _runtime_failure(self, episode: Episode, action: Any, exc: Exception) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def _runtime_failure(
+        self, episode: Episode, action: Any, exc: Exception
+    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """The browser crashed or hung: end the episode as not executable, restart next reset."""
         if isinstance(exc, TimeoutError):
             cause = f"no answer from the browser within {self._step_timeout_s():.1f} s: a hung page"
@@ -178,7 +196,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         if observed is None:  # start() always observes before a step can run
             raise BrowserError(message) from exc
         info = self._info(episode, observed, action, result)
-        info["episode_end"] = EpisodeEnd(truncated=True, ended_by="runtime_error", not_executable=True, error=message)
+        info["episode_end"] = EpisodeEnd(
+            truncated=True, ended_by="runtime_error", not_executable=True, error=message
+        )
         return self._observation(episode, observed, message), 0.0, False, True, info
 
     def render(self) -> np.ndarray | None:
@@ -228,8 +248,14 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             user_messages=episode.user_messages,
         )
 
-    def _info(self, episode: Episode, observed: Observed, action: Any, result: ActionResult | None,
-              success: bool | None = None) -> dict[str, Any]:
+    def _info(
+        self,
+        episode: Episode,
+        observed: Observed,
+        action: Any,
+        result: ActionResult | None,
+        success: bool | None = None,
+    ) -> dict[str, Any]:
         return {
             "task": episode.task.instance,
             "semantic_state": observed.state,
@@ -246,4 +272,6 @@ def _choice(enum: type[Any], value: str, name: str) -> Any:
         return enum(value)
     except ValueError:
         options = [m.value for m in enum]
-        raise ValueError(f"{name}={value!r} is not one of {options}.{did_you_mean(str(value), options)}") from None
+        raise ValueError(
+            f"{name}={value!r} is not one of {options}.{did_you_mean(str(value), options)}"
+        ) from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -12,10 +11,10 @@ import gymnasium as gym
 import pytest
 
 import webharness  # noqa: F401  (registers the WebEval/* ids)
-from webharness.catalogue import get_task
-from webharness.criteria import CriteriaContext
-from webharness.oracle import OracleAgent, golden_paths
-from webharness.processes import chromium_pids  # noqa: F401  (re-exported for the tests)
+from webharness.golden.oracle import OracleAgent, golden_paths
+from webharness.spec.catalogue import get_task
+from webharness.spec.criteria import CriteriaContext
+from webharness.testing.processes import chromium_pids  # noqa: F401  (re-exported for the tests)
 
 
 @dataclass
@@ -69,12 +68,16 @@ def oracle_policy(env: gym.Env, path_id: str | None = None) -> Policy:
     return act
 
 
-def _played_steps(actions: list[str], infos: list[dict[str, Any]], steps: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
+def _played_steps(
+    actions: list[str], infos: list[dict[str, Any]], steps: list[Any]
+) -> list[tuple[Any, dict[str, Any]]]:
     """Pair each golden step with the info after the oracle played it (its waits for a
     target not yet on the page are not steps)."""
     acted = [info for action, info in zip(actions, infos) if not action.startswith("wait(")]
     if len(acted) != len(steps):
-        raise AssertionError(f"the oracle played {len(acted)} actions for {len(steps)} golden steps: {actions}")
+        raise AssertionError(
+            f"the oracle played {len(acted)} actions for {len(steps)} golden steps: {actions}"
+        )
     return list(zip(steps, acted))
 
 
@@ -85,7 +88,9 @@ def unmet_expects(run: EpisodeRun, path_id: str) -> list[tuple[int | None, str, 
     unmet = []
     for step, info in _played_steps(run.actions, run.infos[1:], path.steps):
         answer = str(step.value) if step.action.value == "send_msg_to_user" else None
-        if step.expect is not None and not step.expect.holds(CriteriaContext(info["semantic_state"], final_answer=answer)):
+        if step.expect is not None and not step.expect.holds(
+            CriteriaContext(info["semantic_state"], final_answer=answer)
+        ):
             unmet.append((instance.seed, f"{step.action.value} {step.target}", step.expect))
     return unmet
 
@@ -135,7 +140,9 @@ LONGEST_FIRST = ("reliability/test_soak.py", "wrappers/test_perturbations.py")
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
         path = item.nodeid.split("::")[0]
-        return next((i for i, name in enumerate(LONGEST_FIRST) if path.endswith(name)), len(LONGEST_FIRST))
+        return next(
+            (i for i, name in enumerate(LONGEST_FIRST) if path.endswith(name)), len(LONGEST_FIRST)
+        )
 
     items.sort(key=rank)  # stable: the rest keep their order
 

@@ -9,14 +9,23 @@ from hypothesis import strategies as st
 from webharness.actions import ActionKind, ActionParseError, Fill, Press, parse_action
 
 EXAMPLES = {
-    "click('e1')": ActionKind.CLICK, "fill('e1', 'x')": ActionKind.FILL,
-    "select_option('e1', 'Blue')": ActionKind.SELECT_OPTION, "check('e1')": ActionKind.CHECK,
-    "uncheck('e1')": ActionKind.UNCHECK, "hover('e1')": ActionKind.HOVER,
-    "press('e1', 'Enter')": ActionKind.PRESS, "scroll(0, 300)": ActionKind.SCROLL,
-    "mouse_click(10, 20.5)": ActionKind.MOUSE_CLICK, "keyboard_type('hi')": ActionKind.KEYBOARD_TYPE,
-    "goto('/x')": ActionKind.GOTO, "go_back()": ActionKind.GO_BACK, "wait(200)": ActionKind.WAIT,
-    "noop()": ActionKind.NOOP, "send_msg_to_user('42')": ActionKind.SEND_MSG_TO_USER,
-    "ask_user('which?')": ActionKind.ASK_USER, "report_infeasible('no')": ActionKind.REPORT_INFEASIBLE,
+    "click('e1')": ActionKind.CLICK,
+    "fill('e1', 'x')": ActionKind.FILL,
+    "select_option('e1', 'Blue')": ActionKind.SELECT_OPTION,
+    "check('e1')": ActionKind.CHECK,
+    "uncheck('e1')": ActionKind.UNCHECK,
+    "hover('e1')": ActionKind.HOVER,
+    "press('e1', 'Enter')": ActionKind.PRESS,
+    "scroll(0, 300)": ActionKind.SCROLL,
+    "mouse_click(10, 20.5)": ActionKind.MOUSE_CLICK,
+    "keyboard_type('hi')": ActionKind.KEYBOARD_TYPE,
+    "goto('/x')": ActionKind.GOTO,
+    "go_back()": ActionKind.GO_BACK,
+    "wait(200)": ActionKind.WAIT,
+    "noop()": ActionKind.NOOP,
+    "send_msg_to_user('42')": ActionKind.SEND_MSG_TO_USER,
+    "ask_user('which?')": ActionKind.ASK_USER,
+    "report_infeasible('no')": ActionKind.REPORT_INFEASIBLE,
     "done()": ActionKind.DONE,
 }
 
@@ -42,14 +51,17 @@ def test_typed_actions_and_dicts_are_accepted():
     assert parse_action({"kind": "fill", "ref": "e1", "text": "x"}) == Fill(ref="e1", text="x")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("clik('e1')", "Did you mean: 'click'"),
-    ("click(e1)", "literals"),
-    ("fill('e1')", "text"),
-    ("click('e1', 'e2')", "takes 1 arguments"),
-    ("wait(-5)", "wait"),
-    ("os.system('x')", "one call"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("clik('e1')", "Did you mean: 'click'"),
+        ("click(e1)", "literals"),
+        ("fill('e1')", "text"),
+        ("click('e1', 'e2')", "takes 1 arguments"),
+        ("wait(-5)", "wait"),
+        ("os.system('x')", "one call"),
+    ],
+)
 def test_bad_actions_say_what_is_wrong(text, message):
     with pytest.raises(ActionParseError, match=message):
         parse_action(text)
@@ -91,6 +103,8 @@ def test_a_parser_system_error_on_deep_nesting_is_an_action_parse_error(monkeypa
         raise SystemError("AST constructor recursion depth mismatch (before=36, after=-1323)")
 
     # Only the parser's own `ast` is broken: pytest parses source with the real one.
-    monkeypatch.setattr(actions_module, "ast", types.SimpleNamespace(**{**vars(ast), "parse": broken_parse}))
+    monkeypatch.setattr(
+        actions_module, "ast", types.SimpleNamespace(**{**vars(ast), "parse": broken_parse})
+    )
     with pytest.raises(ActionParseError, match="SystemError"):
         parse_action("click(" + "not " * 900 + "1)")

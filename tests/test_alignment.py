@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webharness.actions import parse_action
-from webharness.alignment import (
+from webharness.diagnosis.alignment import (
     ActionSignature,
     Alignment,
     ProgressTracker,
@@ -29,7 +29,7 @@ from webharness.alignment import (
     state_similarity,
 )
 from webharness.semantic import Element, Heading, SemanticLocator, SemanticState
-from webharness.trace import EpisodeTrace, StepRecord, TaskInstance
+from webharness.trace.models import EpisodeTrace, StepRecord, TaskInstance
 
 ORIGIN = "http://webeval.test"
 
@@ -49,19 +49,31 @@ def el(role: str, name: str, value: str | None = None, checked: bool | None = No
 
 
 def page(path: str, heading: str, elements: list[Element], **extra: object) -> SemanticState:
-    return SemanticState(url=ORIGIN + path, title=heading, headings=[Heading(level=1, text=heading)],
-                         elements=elements, **extra)
+    return SemanticState(
+        url=ORIGIN + path,
+        title=heading,
+        headings=[Heading(level=1, text=heading)],
+        elements=elements,
+        **extra,
+    )
 
 
-def materialise(specs: list[Spec], golden_path: str | None = None, ref_base: int = 0) -> EpisodeTrace:
+def materialise(
+    specs: list[Spec], golden_path: str | None = None, ref_base: int = 0
+) -> EpisodeTrace:
     """Build a trace: number refs from ``ref_base``, write actions against those refs."""
     states = [_with_refs(s.state, ref_base + 10 * n) for n, s in enumerate(specs)]
     steps = [
         StepRecord(index=n, state=state, action=_dsl(spec.action, states[n - 1]) if n else None)
         for n, (spec, state) in enumerate(zip(specs, states))
     ]
-    task = TaskInstance(task_id="synthetic", env_id="WebEval/synthetic-v0", category="test",
-                        seed=0, instruction="do it")
+    task = TaskInstance(
+        task_id="synthetic",
+        env_id="WebEval/synthetic-v0",
+        category="test",
+        seed=0,
+        instruction="do it",
+    )
     return EpisodeTrace(task=task, steps=steps, golden_path=golden_path)
 
 
@@ -93,13 +105,24 @@ def _form(first: str) -> list[Spec]:
     typed = {"Full name": "Ada Lovelace", "Email": "ada@example.org"}
     second = "Email" if first == "Full name" else "Full name"
 
-    def state(fields: tuple[str, ...] = (), country: str = "", vip: bool = False, saved: bool = False) -> SemanticState:
+    def state(
+        fields: tuple[str, ...] = (), country: str = "", vip: bool = False, saved: bool = False
+    ) -> SemanticState:
         name, email = (typed[f] if f in fields else "" for f in ("Full name", "Email"))
         row = {"name": name, "email": email, "country": country, "vip": vip}
-        return page("/form.html", "New contact", [
-            el("textbox", "Full name", name), el("textbox", "Email", email),
-            el("combobox", "Country", country), el("checkbox", "VIP", checked=vip), el("button", "Save"),
-        ], app={"contacts": [row] if saved else []}, alerts=["Saved"] if saved else [])
+        return page(
+            "/form.html",
+            "New contact",
+            [
+                el("textbox", "Full name", name),
+                el("textbox", "Email", email),
+                el("combobox", "Country", country),
+                el("checkbox", "VIP", checked=vip),
+                el("button", "Save"),
+            ],
+            app={"contacts": [row] if saved else []},
+            alerts=["Saved"] if saved else [],
+        )
 
     both = (first, second)
     return [
@@ -118,38 +141,93 @@ def _shop(via_search: bool) -> list[Spec]:
     chair = [*nav, el("spinbutton", "Quantity", "1"), el("button", "Add to cart")]
     cart_row = {"cart": [{"item": "chair", "qty": "2"}]}
     tail = [
-        Spec(page("/products/chair", "Chair", [*chair[:2], el("spinbutton", "Quantity", "2"), chair[3]]),
-             ("fill", "spinbutton", "Quantity", "2")),
-        Spec(page("/products/chair", "Chair", [*chair[:2], el("spinbutton", "Quantity", "2"), chair[3],
-                                                el("link", "Cart (1)")], app=cart_row, alerts=["Added to cart"]),
-             ("click", "button", "Add to cart")),
-        Spec(page("/cart", "Cart", [*nav, el("button", "Checkout")], app=cart_row), ("click", "link", "Cart (1)")),
-        Spec(page("/checkout/done", "Thank you", nav, app={"cart": [], "orders": [{"item": "chair", "qty": "2"}]}),
-             ("click", "button", "Checkout")),
+        Spec(
+            page(
+                "/products/chair",
+                "Chair",
+                [*chair[:2], el("spinbutton", "Quantity", "2"), chair[3]],
+            ),
+            ("fill", "spinbutton", "Quantity", "2"),
+        ),
+        Spec(
+            page(
+                "/products/chair",
+                "Chair",
+                [*chair[:2], el("spinbutton", "Quantity", "2"), chair[3], el("link", "Cart (1)")],
+                app=cart_row,
+                alerts=["Added to cart"],
+            ),
+            ("click", "button", "Add to cart"),
+        ),
+        Spec(
+            page("/cart", "Cart", [*nav, el("button", "Checkout")], app=cart_row),
+            ("click", "link", "Cart (1)"),
+        ),
+        Spec(
+            page(
+                "/checkout/done",
+                "Thank you",
+                nav,
+                app={"cart": [], "orders": [{"item": "chair", "qty": "2"}]},
+            ),
+            ("click", "button", "Checkout"),
+        ),
     ]
     if via_search:
         head = [
-            Spec(page("/", "Shop", [*nav, el("searchbox", "Search", "chair")]),
-                 ("fill", "searchbox", "Search", "chair")),
-            Spec(page("/search?q=chair", "Results", [*nav, el("link", "Chair")]), ("press", "Enter")),
+            Spec(
+                page("/", "Shop", [*nav, el("searchbox", "Search", "chair")]),
+                ("fill", "searchbox", "Search", "chair"),
+            ),
+            Spec(
+                page("/search?q=chair", "Results", [*nav, el("link", "Chair")]), ("press", "Enter")
+            ),
         ]
     else:
-        head = [Spec(page("/products", "Products", [*nav, el("link", "Lamp"), el("link", "Chair"), el("link", "Desk")]),
-                     ("click", "link", "Products"))]
-    return [Spec(home), *head, Spec(page("/products/chair", "Chair", chair), ("click", "link", "Chair")), *tail]
+        head = [
+            Spec(
+                page(
+                    "/products",
+                    "Products",
+                    [*nav, el("link", "Lamp"), el("link", "Chair"), el("link", "Desk")],
+                ),
+                ("click", "link", "Products"),
+            )
+        ]
+    return [
+        Spec(home),
+        *head,
+        Spec(page("/products/chair", "Chair", chair), ("click", "link", "Chair")),
+        *tail,
+    ]
 
 
 def _todo(first: str) -> list[Spec]:
     second = "eggs" if first == "milk" else "milk"
 
-    def state(typed: str, items: list[str], done: tuple[str, ...] = (), dialog: bool = False,
-              alert: str | None = None) -> SemanticState:
+    def state(
+        typed: str,
+        items: list[str],
+        done: tuple[str, ...] = (),
+        dialog: bool = False,
+        alert: str | None = None,
+    ) -> SemanticState:
         boxes = [el("checkbox", item, checked=item in done) for item in items]
         buttons = [el("button", "Confirm"), el("button", "Cancel")] if dialog else []
-        return page("/todo", "Groceries", [el("textbox", "New item", typed), el("button", "Add"),
-                                           el("button", "Clear done"), *boxes, *buttons],
-                    app={"items": [{"text": i, "done": i in done} for i in items]},
-                    dialogs=["Confirm clear"] if dialog else [], alerts=[alert] if alert else [])
+        return page(
+            "/todo",
+            "Groceries",
+            [
+                el("textbox", "New item", typed),
+                el("button", "Add"),
+                el("button", "Clear done"),
+                *boxes,
+                *buttons,
+            ],
+            app={"items": [{"text": i, "done": i in done} for i in items]},
+            dialogs=["Confirm clear"] if dialog else [],
+            alerts=[alert] if alert else [],
+        )
 
     both = [first, second]
     return [
@@ -193,7 +271,9 @@ def positions(kind: str) -> list[tuple[str, int]]:
             "detour": range(1, K + 1),
             "skip": range(1, K),
             "repeat": range(1, K + 1),
-            "wrong": [k for k in range(1, K + 1) if specs[k].action[0] in ("fill", "select_option")],
+            "wrong": [
+                k for k in range(1, K + 1) if specs[k].action[0] in ("fill", "select_option")
+            ],
         }[kind]
         out += [(shape, k) for k in ks]
     return out
@@ -209,17 +289,21 @@ def with_detour(specs: list[Spec], k: int) -> list[Spec]:
 
 
 def with_skip(specs: list[Spec], k: int) -> list[Spec]:
-    return [*specs[:k], *specs[k + 1:]]
+    return [*specs[:k], *specs[k + 1 :]]
 
 
 def with_repeat(specs: list[Spec], k: int) -> list[Spec]:
-    return [*specs[:k + 1], specs[k], *specs[k + 1:]]
+    return [*specs[: k + 1], specs[k], *specs[k + 1 :]]
 
 
 def with_no_op(specs: list[Spec], k: int, times: int = 1) -> list[Spec]:
     """After step k: clicks that change nothing the similarity sees (focus, a selected tab)."""
     first = specs[k].state.elements[0]
-    return [*specs[:k + 1], *[Spec(specs[k].state, ("click", first.role, first.name))] * times, *specs[k + 1:]]
+    return [
+        *specs[: k + 1],
+        *[Spec(specs[k].state, ("click", first.role, first.name))] * times,
+        *specs[k + 1 :],
+    ]
 
 
 def with_wrong_value(specs: list[Spec], k: int) -> list[Spec]:
@@ -237,9 +321,15 @@ def with_wrong_value(specs: list[Spec], k: int) -> list[Spec]:
 
 def with_banner(specs: list[Spec], start: int = 0) -> list[Spec]:
     """A cookie banner (a perturbation) covers the page from step ``start`` on."""
+
     def covered(state: SemanticState) -> SemanticState:
-        return state.model_copy(update={"elements": [*state.elements, el("button", "Accept cookies")],
-                                        "dialogs": [*state.dialogs, "Cookies"]})
+        return state.model_copy(
+            update={
+                "elements": [*state.elements, el("button", "Accept cookies")],
+                "dialogs": [*state.dialogs, "Cookies"],
+            }
+        )
+
     return [*specs[:start], *(Spec(covered(s.state), s.action) for s in specs[start:])]
 
 
@@ -254,7 +344,9 @@ def test_golden_run_aligned_with_itself_is_perfect(shape: str) -> None:
     assert result.first_divergence_step is None
     assert (result.extra_steps, result.skipped_golden_steps, result.wrong_actions) == ([], [], [])
     assert result.step_efficiency == 1.0
-    assert all(p.action_matches and p.similarity == 1.0 and not p.element_diff for p in result.matched)
+    assert all(
+        p.action_matches and p.similarity == 1.0 and not p.element_diff for p in result.matched
+    )
 
 
 @pytest.mark.parametrize(("shape", "k"), positions("detour"))
@@ -297,8 +389,12 @@ def test_repeated_action_is_an_extra_step_at_the_repeat(shape: str, k: int) -> N
 
 
 @pytest.mark.parametrize("times", [1, 2])
-@pytest.mark.parametrize(("shape", "k"), [(shape, k) for shape in SHAPES for k in range(key_states(shape) + 1)])
-def test_golden_step_that_changes_nothing_is_reached_by_a_run_leaving_it_out(shape: str, k: int, times: int) -> None:
+@pytest.mark.parametrize(
+    ("shape", "k"), [(shape, k) for shape in SHAPES for k in range(key_states(shape) + 1)]
+)
+def test_golden_step_that_changes_nothing_is_reached_by_a_run_leaving_it_out(
+    shape: str, k: int, times: int
+) -> None:
     # k == 0 is a golden path that repeats its start state (richtext's click on the selected
     # tab): the agent's start used to pair with the last copy, skipping golden step 0
     specs = SHAPES[shape][0]
@@ -308,7 +404,9 @@ def test_golden_step_that_changes_nothing_is_reached_by_a_run_leaving_it_out(sha
     assert result.progress_rate == progress_curve(run.states, no_op) == 1.0
     assert (result.fidelity, result.extra_steps, result.wrong_actions) == (1.0, [], [])
     assert result.skipped_golden_steps == list(range(k + 1, k + 1 + times))  # the later copies
-    assert [p.golden_step for p in result.matched[: k + 1]] == list(range(k + 1))  # first visits pair
+    assert [p.golden_step for p in result.matched[: k + 1]] == list(
+        range(k + 1)
+    )  # first visits pair
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -387,7 +485,9 @@ ALL_STATES = [s.state for specs in SHAPES.values() for path in specs for s in pa
 
 @pytest.mark.parametrize("state", ALL_STATES[::3])
 def test_identical_states_have_similarity_one(state: SemanticState) -> None:
-    renumbered = _with_refs(state, 900).model_copy(update={"focused": "e900", "scroll": (0.0, 300.0)})
+    renumbered = _with_refs(state, 900).model_copy(
+        update={"focused": "e900", "scroll": (0.0, 300.0)}
+    )
     assert state_similarity(state, renumbered) == 1.0
 
 
@@ -403,10 +503,23 @@ def test_similarity_is_symmetric_bounded_and_matches_the_matrix() -> None:
 
 _random_states = st.builds(
     lambda url, elements, rows, alerts: SemanticState(
-        url=url, elements=[el(r, n, v, c) for r, n, v, c in elements], app={"rows": rows}, alerts=alerts),
-    st.sampled_from(["http://a.test/x", "http://a.test/x?q=1", "http://b.test/x", "http://a.test/y"]),
-    st.lists(st.tuples(st.sampled_from(["button", "textbox", "checkbox"]), st.sampled_from("ABC"),
-                       st.sampled_from([None, "", "v"]), st.sampled_from([None, True, False])), max_size=6),
+        url=url,
+        elements=[el(r, n, v, c) for r, n, v, c in elements],
+        app={"rows": rows},
+        alerts=alerts,
+    ),
+    st.sampled_from(
+        ["http://a.test/x", "http://a.test/x?q=1", "http://b.test/x", "http://a.test/y"]
+    ),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["button", "textbox", "checkbox"]),
+            st.sampled_from("ABC"),
+            st.sampled_from([None, "", "v"]),
+            st.sampled_from([None, True, False]),
+        ),
+        max_size=6,
+    ),
     st.lists(st.fixed_dictionaries({"n": st.integers(0, 2)}), max_size=3),
     st.lists(st.sampled_from(["Saved", "Error"]), max_size=2),
 )
@@ -460,8 +573,10 @@ def test_element_diff_names_changed_values_and_extra_elements() -> None:
     changed = {(c.role, c.name): c for c in diff.changed}
     assert changed[("textbox", "Email")].agent == {"value": "ada@example.org"}
     assert changed[("checkbox", "VIP")].fields == ["checked"]
-    assert element_diff(DETOUR, form[0].state).extra == [SemanticLocator(role="link", name="Back"),
-                                                         SemanticLocator(role="link", name="Contact us")]
+    assert element_diff(DETOUR, form[0].state).extra == [
+        SemanticLocator(role="link", name="Back"),
+        SemanticLocator(role="link", name="Contact us"),
+    ]
 
 
 def test_matched_pairs_carry_the_element_diff() -> None:
@@ -478,7 +593,8 @@ def test_action_signature_resolves_refs_through_the_state_before() -> None:
     assert ours.steps[2].action != theirs.steps[2].action  # different refs ...
     assert action_signature(ours, 2) == action_signature(theirs, 2)  # ... same meaning
     assert action_signature(ours, 2) == ActionSignature(
-        kind="fill", effect="fill", role="textbox", name="Email", value="ada@example.org")
+        kind="fill", effect="fill", role="textbox", name="Email", value="ada@example.org"
+    )
     assert action_signature(ours, 0) is None
 
 
@@ -514,7 +630,9 @@ def test_mouse_click_is_resolved_by_hit_testing_the_state_before() -> None:
 def test_progress_curve_counts_golden_states_reached_so_far(shape: str) -> None:
     states = agent(SHAPES[shape][0]).states
     K = key_states(shape)
-    assert [progress_curve(states[: n + 1], golden(shape)) for n in range(K + 1)] == [n / K for n in range(K + 1)]
+    assert [progress_curve(states[: n + 1], golden(shape)) for n in range(K + 1)] == [
+        n / K for n in range(K + 1)
+    ]
 
 
 @pytest.mark.parametrize(("shape", "k"), positions("detour"))

@@ -14,14 +14,14 @@ from contextlib import closing
 
 import pytest
 
-from webharness.alignment import align, state_similarity
-from webharness.catalogue import get_task, task_names
-from webharness.oracle import OracleAgent
-from webharness.play import play_episode
-from webharness.scoring import score_trace
-from webharness.task_spec import TaskSpec
-from webharness.trace import TaskInstance
 from tests.test_failure_suite import SEED, Bench
+from webharness.diagnosis.alignment import align, state_similarity
+from webharness.diagnosis.scoring import score_trace
+from webharness.golden.oracle import OracleAgent
+from webharness.golden.play import play_episode
+from webharness.spec.catalogue import get_task, task_names
+from webharness.spec.task_spec import TaskSpec
+from webharness.trace.models import TaskInstance
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +32,22 @@ def bench() -> Iterator[Bench]:
 
 
 @pytest.mark.parametrize("scenario", task_names())
-def test_the_oracle_s_own_run_aligns_perfectly_with_every_golden_path(bench: Bench, scenario: str) -> None:
+def test_the_oracle_s_own_run_aligns_perfectly_with_every_golden_path(
+    bench: Bench, scenario: str
+) -> None:
     goldens = bench.goldens(scenario)
     for golden in goldens:
-        run = play_episode(bench.env(scenario), OracleAgent(golden.golden_path), SEED, screenshots=False)
+        run = play_episode(
+            bench.env(scenario), OracleAgent(golden.golden_path), SEED, screenshots=False
+        )
         alignment = score_trace(run, goldens).alignment
-        summary = (golden.golden_path, alignment.golden_path, alignment.skipped_golden_steps,
-                   alignment.extra_steps, alignment.wrong_actions)
+        summary = (
+            golden.golden_path,
+            alignment.golden_path,
+            alignment.skipped_golden_steps,
+            alignment.extra_steps,
+            alignment.wrong_actions,
+        )
         assert alignment.fidelity == 1.0, summary
         assert alignment.progress_rate == 1.0, summary
         assert alignment.first_divergence_step is None, summary
@@ -59,7 +68,9 @@ def test_a_run_leaving_out_a_golden_first_step_that_changes_nothing_does_not_div
     bench: Bench,
 ) -> None:
     golden = next(g for g in bench.goldens("richtext") if g.golden_path == "type-and-shortcut")
-    assert state_similarity(golden.steps[1].state, golden.steps[0].state) == 1.0  # its tab was selected
+    assert (
+        state_similarity(golden.steps[1].state, golden.steps[0].state) == 1.0
+    )  # its tab was selected
     agent = OracleLeavingOutTheFirstStep("type-and-shortcut")
     run = play_episode(bench.env("richtext"), agent, SEED, screenshots=False)
     alignment = align(run, golden)

@@ -11,8 +11,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import webharness
-from webharness.envs import registered_ids
 from tests.conftest import oracle_policy, play
+from webharness.envs import registered_ids
 
 
 @pytest.mark.parametrize("env_id", registered_ids())
@@ -37,10 +37,13 @@ def test_observation_has_screenshot_and_axtree_in_the_declared_space(make_env):
     assert info["task"].instruction == obs["goal"]
 
 
-@pytest.mark.parametrize("mode, keys", [
-    ("text", {"axtree", "url", "goal", "last_action_error", "user_messages"}),
-    ("pixels", {"screenshot", "url", "goal", "last_action_error", "user_messages"}),
-])
+@pytest.mark.parametrize(
+    "mode, keys",
+    [
+        ("text", {"axtree", "url", "goal", "last_action_error", "user_messages"}),
+        ("pixels", {"screenshot", "url", "goal", "last_action_error", "user_messages"}),
+    ],
+)
 def test_obs_mode_selects_the_fields(make_env, mode, keys):
     env = make_env("WebEval/form-v0", obs_mode=mode)
     obs, _ = env.reset(seed=0)
@@ -154,7 +157,10 @@ def test_playwright_s_own_headless_shell_comes_before_the_system_s(monkeypatch, 
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     _fake_binary(tmp_path / "bin", "chromium-headless-shell")
     downloaded = _fake_binary(tmp_path, "ms-playwright/chromium-1200/chrome-linux64/chrome")
-    shell = _fake_binary(tmp_path, "ms-playwright/chromium_headless_shell-1200/chrome-headless-shell-linux64/chrome-headless-shell")
+    shell = _fake_binary(
+        tmp_path,
+        "ms-playwright/chromium_headless_shell-1200/chrome-headless-shell-linux64/chrome-headless-shell",
+    )
     assert webharness.find_chromium(downloaded, headless=True) == shell
     assert webharness.find_chromium(downloaded, headless=False) == downloaded
 

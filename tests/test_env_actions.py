@@ -5,25 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from playwright.async_api import Error as PlaywrightError
 
 from webharness.action_result import ActionErrorKind
-from webharness.page_session import AGENT
+from webharness.browser.page_session import AGENT
 from webharness.envs import WebEvalEnv
-from webharness.task_spec import TaskSpec
+from webharness.spec.task_spec import TaskSpec
 
 SITE = Path(__file__).parent / "fixtures" / "controls_site"
 
 
 @pytest.fixture(scope="module")
 def env():
-    spec = TaskSpec.model_validate({
-        "id": "controls", "category": "test", "instruction": "Exercise the controls.",
-        "site": str(SITE), "max_steps": 500,
-        "success": {"kind": "text", "text": "Clicked 3 times"},
-        "user": {"replies": [{"keywords": ["colour", "color"], "text": "Blue, please."}]},
-    })
+    spec = TaskSpec.model_validate(
+        {
+            "id": "controls",
+            "category": "test",
+            "instruction": "Exercise the controls.",
+            "site": str(SITE),
+            "max_steps": 500,
+            "success": {"kind": "text", "text": "Clicked 3 times"},
+            "user": {"replies": [{"keywords": ["colour", "color"], "text": "Blue, please."}]},
+        }
+    )
     env = WebEvalEnv(spec, obs_mode="text")
     yield env
     env.close()
@@ -156,8 +160,10 @@ def test_clicking_a_link_follows_it(page):
 
 def _settle_after_submitting(env, form_id: str, cap_ms: int) -> dict:
     """Submit a form and start settling in the same task, before its navigation can begin."""
-    script = (f"() => {{ document.getElementById({form_id!r}).requestSubmit();"
-              f" return {AGENT}.settle({{quietMs: 10, capMs: {cap_ms}}}); }}")
+    script = (
+        f"() => {{ document.getElementById({form_id!r}).requestSubmit();"
+        f" return {AGENT}.settle({{quietMs: 10, capMs: {cap_ms}}}); }}"
+    )
     try:
         return env.runtime.run(env.episode.session.page.evaluate(script), 10)
     except PlaywrightError:
@@ -209,11 +215,14 @@ def test_ask_user_gets_a_reply_in_the_next_observation(page):
     assert obs["user_messages"] == ("Blue, please.",)
 
 
-@pytest.mark.parametrize("action, ended_by", [
-    ("done()", "done"),
-    ("send_msg_to_user('the answer is 42')", "send_msg_to_user"),
-    ("report_infeasible('cannot be done')", "report_infeasible"),
-])
+@pytest.mark.parametrize(
+    "action, ended_by",
+    [
+        ("done()", "done"),
+        ("send_msg_to_user('the answer is 42')", "send_msg_to_user"),
+        ("report_infeasible('cannot be done')", "report_infeasible"),
+    ],
+)
 def test_ending_actions_end_the_episode(page, action, ended_by):
     env, _ = page
     _, reward, terminated, truncated, info = env.step(action)
@@ -269,20 +278,23 @@ def test_a_request_to_another_origin_is_blocked_and_counted(page):
     assert info["semantic_state"].blocked_requests == ["http://evil.example/steal?x=1"]
 
 
-@pytest.mark.parametrize("hostile", [
-    "__import__('os').system('touch /tmp/webharness-pwned')",
-    "click(__import__('os').system('touch /tmp/webharness-pwned'))",
-    "exec('import os')",
-    "click('e1'); import os",
-    "lambda: 1",
-    "(" * 5000 + ")" * 5000,
-    "x" * 100_000,
-    "",
-    "click(*['e1'])",
-    "click(**{'ref': 'e1'})",
-    "fill('e1', f'{__import__(\"os\")}')",
-    "\x00\x01click('e1')",
-])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "__import__('os').system('touch /tmp/webharness-pwned')",
+        "click(__import__('os').system('touch /tmp/webharness-pwned'))",
+        "exec('import os')",
+        "click('e1'); import os",
+        "lambda: 1",
+        "(" * 5000 + ")" * 5000,
+        "x" * 100_000,
+        "",
+        "click(*['e1'])",
+        "click(**{'ref': 'e1'})",
+        "fill('e1', f'{__import__(\"os\")}')",
+        "\x00\x01click('e1')",
+    ],
+)
 def test_hostile_action_strings_are_unparseable_and_never_run(page, hostile):
     env, _ = page
     obs, reward, terminated, truncated, info = env.step(hostile)
@@ -293,7 +305,9 @@ def test_hostile_action_strings_are_unparseable_and_never_run(page, hostile):
 
 def test_typed_html_is_typed_not_injected(page):
     env, info = page
-    payload = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
+    payload = (
+        "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
+    )
     _, info = act(env, f"fill({ref(info, 'textbox', 'Name')!r}, {payload!r})")
     assert element(info, "textbox", "Name").value == payload
     assert info["semantic_state"].title == "Controls"

@@ -7,12 +7,17 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from webharness.evaluation import EvalAttempt, append_attempt, read_attempts
+from webharness.reporting.records import EvalAttempt, append_attempt, read_attempts
 
 
 def make(**fields: object) -> EvalAttempt:
-    base = {"scenario_id": "WebEval/form-v0", "category": "form", "runner": "oracle",
-            "seed": 3, "passed": True}
+    base = {
+        "scenario_id": "WebEval/form-v0",
+        "category": "form",
+        "runner": "oracle",
+        "seed": 3,
+        "passed": True,
+    }
     return EvalAttempt.model_validate({**base, **fields})
 
 

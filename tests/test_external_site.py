@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from webharness.envs import WebEvalEnv
-from webharness.task_spec import TaskSpec
+from webharness.spec.task_spec import TaskSpec
 
 PAGES = {
     "/": b"""<!doctype html><html><head><title>Local shop</title></head><body>
@@ -45,17 +45,25 @@ def server() -> Iterator[str]:
 
 @pytest.fixture
 def env(server):
-    spec = TaskSpec.model_validate({
-        "id": "external_about", "category": "navigation", "site": None,
-        "instruction": "Find the year the shop was founded and report it.",
-        "start_url": f"{server}/", "max_steps": 10,
-        "success": {"kind": "all", "of": [
-            {"kind": "url", "path": "/about"},
-            {"kind": "heading", "text": "About us"},
-            {"kind": "answer", "number": 1987},
-            {"kind": "js", "expression": "document.title === 'About'"},
-        ]},
-    })
+    spec = TaskSpec.model_validate(
+        {
+            "id": "external_about",
+            "category": "navigation",
+            "site": None,
+            "instruction": "Find the year the shop was founded and report it.",
+            "start_url": f"{server}/",
+            "max_steps": 10,
+            "success": {
+                "kind": "all",
+                "of": [
+                    {"kind": "url", "path": "/about"},
+                    {"kind": "heading", "text": "About us"},
+                    {"kind": "answer", "number": 1987},
+                    {"kind": "js", "expression": "document.title === 'About'"},
+                ],
+            },
+        }
+    )
     env = WebEvalEnv(spec, obs_mode="text")
     yield env
     env.close()

@@ -26,15 +26,15 @@ import pytest
 
 import webharness  # noqa: F401  (registers the WebEval/* ids)
 from webharness.actions import ActionKind, parse_action
-from webharness.catalogue import task_names
-from webharness.failures import FailureAnnotation, FailureCode, RootCauseStage
-from webharness.oracle import OracleAgent, resolve_step
-from webharness.play import golden_traces, play_episode
-from webharness.scoring import score_trace
+from webharness.diagnosis.failures import FailureAnnotation, FailureCode, RootCauseStage
+from webharness.diagnosis.scoring import score_trace
+from webharness.golden.oracle import OracleAgent, resolve_step
+from webharness.golden.play import golden_traces, play_episode
 from webharness.semantic import SemanticState
-from webharness.task_spec import GoldenStep
-from webharness.trace import EpisodeTrace, TaskInstance
-from webharness.trace_io import load_trace
+from webharness.spec.catalogue import task_names
+from webharness.spec.task_spec import GoldenStep
+from webharness.trace.io import load_trace
+from webharness.trace.models import EpisodeTrace, TaskInstance
 
 SEED = 3
 UNKNOWN_REF = "e99999"
@@ -98,10 +98,16 @@ class Fault:
     code: FailureCode | None  # None: the run must pass (a recovered fault)
     stage: RootCauseStage | None
     plan: Callable[[FaultContext], list[Planned]]
-    then: str = "stop"  # "stop": done(); "oracle": the oracle plays on; "noop": noop() until truncated
-    replaces: bool = False  # with then="oracle": the oracle skips the golden step the fault replaced
+    then: str = (
+        "stop"  # "stop": done(); "oracle": the oracle plays on; "noop": noop() until truncated
+    )
+    replaces: bool = (
+        False  # with then="oracle": the oracle skips the golden step the fault replaced
+    )
     eager: bool = False  # inject before the oracle waits for the step's target (content on its way)
-    expect_golden: Callable[[int], int] | None = None  # golden step (from `at`) whose env step is expected
+    expect_golden: Callable[[int], int] | None = (
+        None  # golden step (from `at`) whose env step is expected
+    )
     note: FailureCode | None = None  # a passing run must keep this step note at the fault step
     claims_success: bool = True  # the agent ends the run with done() or an answer
 
@@ -111,7 +117,9 @@ class FaultyAgent:
 
     name = "faulty"
 
-    def __init__(self, fault: Fault, at: int, path_id: str | None = None, env: gym.Env | None = None) -> None:
+    def __init__(
+        self, fault: Fault, at: int, path_id: str | None = None, env: gym.Env | None = None
+    ) -> None:
         self.fault, self.at, self.path_id, self.env = fault, at, path_id, env
 
     def reset(self, instance: TaskInstance) -> None:
@@ -136,7 +144,11 @@ class FaultyAgent:
         golden = len(self.golden_actions) + 1  # the golden step the oracle plays next
         if self.fault_step is None and golden == self.at and self.fault.eager:
             return self._inject(ctx, None)
-        if self.fault_step is not None and golden == len(steps) and steps[-1].action is ActionKind.DONE:
+        if (
+            self.fault_step is not None
+            and golden == len(steps)
+            and steps[-1].action is ActionKind.DONE
+        ):
             return "done()"  # the oracle would wait for success first: nothing to wait for
         action = self.oracle.act(obs, info)
         if parse_action(action).kind == ActionKind.WAIT.value:
@@ -240,7 +252,11 @@ def fill_control(ctx: FaultContext) -> list[Planned]:
     step, action = ctx.golden_step, ctx.golden_action
     if action is None or action.ref_target is None or step.target is None:
         raise SuiteSetupError(f"golden step {ctx.agent.at} has no target to fill")
-    text = step.value if step.action is ActionKind.SELECT_OPTION or step.target.role == "combobox" else step.target.name
+    text = (
+        step.value
+        if step.action is ActionKind.SELECT_OPTION or step.target.role == "combobox"
+        else step.target.name
+    )
     if step.action is ActionKind.CLICK and step.target.role == "combobox":
         text = ctx.params.get("assignee", step.target.name)
     return [f"fill({action.ref_target!r}, {str(text)!r})"]
@@ -265,6 +281,7 @@ def early_answer(ctx: FaultContext) -> list[Planned]:
 
 def invent_phone(ctx: FaultContext) -> list[Planned]:
     """Skip asking: type a made-up phone, place the order."""
+
     def place(c: FaultContext) -> str:
         return f'click("{_ref(c.state, "button", "Place order")}")'
 
@@ -273,11 +290,13 @@ def invent_phone(ctx: FaultContext) -> list[Planned]:
 
 def bad_value(text: str) -> Callable[[FaultContext], list[Planned]]:
     """The golden fill, with a value the app rejects."""
+
     def plan(ctx: FaultContext) -> list[Planned]:
         action = ctx.golden_action
         if action is None or action.kind != ActionKind.FILL.value:
             raise SuiteSetupError(f"golden step {ctx.agent.at} is not a fill")
         return [action.model_copy(update={"text": text}).dsl()]
+
     return plan
 
 
@@ -303,35 +322,59 @@ def _previous(at: int) -> int:
     return at - 1
 
 
-FAULTS: dict[str, Fault] = {f.name: f for f in [
-    Fault("garbage_text", C.MODEL_PROTOCOL, S.EXECUTION, garbage),
-    Fault("unknown_ref", C.OBSERVATION_MISS, S.PERCEPTION, unknown_ref),
-    Fault("stale_ref", C.STALE_INDEX, S.PERCEPTION, stale_ref),
-    # the same earlier ref, where the page hid its element instead of replacing it
-    Fault("hidden_ref", C.OBSERVATION_MISS, S.PERCEPTION, stale_ref),
-    Fault("click_disabled", C.ACTION_NO_EFFECT, S.PERCEPTION, click_disabled),
-    Fault("click_heading", C.ACTION_NO_EFFECT, S.PERCEPTION, click_heading),
-    Fault("fill_control", C.UNSUPPORTED_CONTROL, S.EXECUTION, fill_control),
-    # the golden path submits a value the app rejects; the agent stops instead of fixing it
-    Fault("never_fix", C.VALIDATION_ERROR, S.UNDERSTANDING, stop, expect_golden=_previous),
-    Fault("early_answer", C.WAITING_TIMEOUT, S.PERCEPTION, early_answer, eager=True),
-    Fault("invent_phone", C.USER_INPUT_REQUIRED, S.DECISION, invent_phone),
-    Fault("repeat_heading", C.REPEATED_ACTION, S.DECISION, repeat_heading),
-    Fault("stop_halfway", C.TASK_INCOMPLETE, S.DECISION, stop),
-    Fault("quit_done", C.TASK_INCOMPLETE, S.DECISION, stop),
-    Fault("quit_message", C.TASK_INCOMPLETE, S.DECISION, answer_done),
-    Fault("idle_out", C.TASK_INCOMPLETE, S.DECISION, lambda ctx: ["noop()"], then="noop", claims_success=False),
-    Fault("kill_browser", C.RUNTIME_ERROR, S.ENVIRONMENT, kill_browser),
-    # recovered faults: the run passes and keeps a note of the fault
-    Fault("garbage_then_recover", None, None, garbage, then="oracle", note=C.MODEL_PROTOCOL),
-    Fault("unknown_ref_then_recover", None, None, unknown_ref, then="oracle", note=C.OBSERVATION_MISS),
-]}
+FAULTS: dict[str, Fault] = {
+    f.name: f
+    for f in [
+        Fault("garbage_text", C.MODEL_PROTOCOL, S.EXECUTION, garbage),
+        Fault("unknown_ref", C.OBSERVATION_MISS, S.PERCEPTION, unknown_ref),
+        Fault("stale_ref", C.STALE_INDEX, S.PERCEPTION, stale_ref),
+        # the same earlier ref, where the page hid its element instead of replacing it
+        Fault("hidden_ref", C.OBSERVATION_MISS, S.PERCEPTION, stale_ref),
+        Fault("click_disabled", C.ACTION_NO_EFFECT, S.PERCEPTION, click_disabled),
+        Fault("click_heading", C.ACTION_NO_EFFECT, S.PERCEPTION, click_heading),
+        Fault("fill_control", C.UNSUPPORTED_CONTROL, S.EXECUTION, fill_control),
+        # the golden path submits a value the app rejects; the agent stops instead of fixing it
+        Fault("never_fix", C.VALIDATION_ERROR, S.UNDERSTANDING, stop, expect_golden=_previous),
+        Fault("early_answer", C.WAITING_TIMEOUT, S.PERCEPTION, early_answer, eager=True),
+        Fault("invent_phone", C.USER_INPUT_REQUIRED, S.DECISION, invent_phone),
+        Fault("repeat_heading", C.REPEATED_ACTION, S.DECISION, repeat_heading),
+        Fault("stop_halfway", C.TASK_INCOMPLETE, S.DECISION, stop),
+        Fault("quit_done", C.TASK_INCOMPLETE, S.DECISION, stop),
+        Fault("quit_message", C.TASK_INCOMPLETE, S.DECISION, answer_done),
+        Fault(
+            "idle_out",
+            C.TASK_INCOMPLETE,
+            S.DECISION,
+            lambda ctx: ["noop()"],
+            then="noop",
+            claims_success=False,
+        ),
+        Fault("kill_browser", C.RUNTIME_ERROR, S.ENVIRONMENT, kill_browser),
+        # recovered faults: the run passes and keeps a note of the fault
+        Fault("garbage_then_recover", None, None, garbage, then="oracle", note=C.MODEL_PROTOCOL),
+        Fault(
+            "unknown_ref_then_recover",
+            None,
+            None,
+            unknown_ref,
+            then="oracle",
+            note=C.OBSERVATION_MISS,
+        ),
+    ]
+}
 
 
 def bad_value_fault(name: str, text: str, submit_offset: int) -> Fault:
     """A rejected value typed at golden step ``at``, submitted ``submit_offset`` steps later."""
-    return Fault(name, C.VALIDATION_ERROR, S.UNDERSTANDING, bad_value(text), then="oracle", replaces=True,
-                 expect_golden=lambda at: at + submit_offset)
+    return Fault(
+        name,
+        C.VALIDATION_ERROR,
+        S.UNDERSTANDING,
+        bad_value(text),
+        then="oracle",
+        replaces=True,
+        expect_golden=lambda at: at + submit_offset,
+    )
 
 
 # --- the cases -----------------------------------------------------------------------------
@@ -348,7 +391,9 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.scenario}-{self.fault.name}@{self.at}" + (f"-{self.path}" if self.path else "")
+        return f"{self.scenario}-{self.fault.name}@{self.at}" + (
+            f"-{self.path}" if self.path else ""
+        )
 
 
 def _golden_length(scenario: str, path: str | None = None) -> int:
@@ -379,40 +424,67 @@ def all_cases() -> list[Case]:
             Case(name, f["kill_browser"], half),
         ]
     # stale refs: where an element the agent saw is replaced (re-render or navigation)
-    cases += [Case("dynamic", f["stale_ref"], 2), Case("navigate", f["stale_ref"], 2, "links"),
-              Case("shop", f["stale_ref"], 3), Case("combobox", f["stale_ref"], 3, "type-to-filter")]
+    cases += [
+        Case("dynamic", f["stale_ref"], 2),
+        Case("navigate", f["stale_ref"], 2, "links"),
+        Case("shop", f["stale_ref"], 3),
+        Case("combobox", f["stale_ref"], 3, "type-to-filter"),
+    ]
     # ... and where it was hidden instead (a closed listbox, the other tab's panel, the
     # step of a sign-in form that has moved on): not on the page
-    cases += [Case("combobox", f["hidden_ref"], 3, "click-option"), Case("login", f["hidden_ref"], 2, "phone-code"),
-              Case("login", f["hidden_ref"], 4, "phone-code")]
+    cases += [
+        Case("combobox", f["hidden_ref"], 3, "click-option"),
+        Case("login", f["hidden_ref"], 2, "phone-code"),
+        Case("login", f["hidden_ref"], 4, "phone-code"),
+    ]
     # disabled controls the page shows
     # (async's only disabled control is the "Running…" button of a report on its way: a
     # click on it and then done() is ending while the page loads, which waiting_timeout is)
-    cases += [Case("dynamic", f["click_disabled"], 1), Case("search", f["click_disabled"], 1),
-              Case("shop", f["click_disabled"], 4)]
+    cases += [
+        Case("dynamic", f["click_disabled"], 1),
+        Case("search", f["click_disabled"], 1),
+        Case("shop", f["click_disabled"], 4),
+    ]
     # fill() on a select, a radio or the custom combobox
-    cases += [Case("combobox", f["fill_control"], 1, "click-option"), Case("dynamic", f["fill_control"], 1),
-              Case("form", f["fill_control"], 5, "save-button"), Case("search", f["fill_control"], 2),
-              Case("stats", f["fill_control"], 1), Case("validation", f["fill_control"], 5),
-              Case("shop", f["fill_control"], 4), Case("clarify", f["fill_control"], 5)]
+    cases += [
+        Case("combobox", f["fill_control"], 1, "click-option"),
+        Case("dynamic", f["fill_control"], 1),
+        Case("form", f["fill_control"], 5, "save-button"),
+        Case("search", f["fill_control"], 2),
+        Case("stats", f["fill_control"], 1),
+        Case("validation", f["fill_control"], 5),
+        Case("shop", f["fill_control"], 4),
+        Case("clarify", f["fill_control"], 5),
+    ]
     # rejected input, never fixed
-    cases += [Case("validation", f["never_fix"], 8, "fix-and-resubmit"),
-              Case("validation", f["never_fix"], 8, "resubmit-with-enter"),
-              Case("clarify", f["never_fix"], 7, "submit-then-ask"),
-              # the browser flags a malformed email as soon as it is typed: the fill is the step
-              Case("form", bad_value_fault("bad_email", "thea at example", 0), 3, "save-button"),
-              Case("shop", bad_value_fault("bad_postcode", "#!", 3), 13, "search-button-via-cart"),
-              Case("login", bad_value_fault("wrong_password", "not-my-password-1", 1), 2, "email-password")]
+    cases += [
+        Case("validation", f["never_fix"], 8, "fix-and-resubmit"),
+        Case("validation", f["never_fix"], 8, "resubmit-with-enter"),
+        Case("clarify", f["never_fix"], 7, "submit-then-ask"),
+        # the browser flags a malformed email as soon as it is typed: the fill is the step
+        Case("form", bad_value_fault("bad_email", "thea at example", 0), 3, "save-button"),
+        Case("shop", bad_value_fault("bad_postcode", "#!", 3), 13, "search-button-via-cart"),
+        Case(
+            "login", bad_value_fault("wrong_password", "not-my-password-1", 1), 2, "email-password"
+        ),
+    ]
     cases += [Case("async", f["early_answer"], 2)]
     cases += [Case(name, f["idle_out"], 1) for name in ("form", "stats")]
     cases += [Case("clarify", f["invent_phone"], 6, "ask-then-fill")]
-    cases += [Case(name, f["garbage_then_recover"], 1) for name in ("form", "validation", "dynamic")]
+    cases += [
+        Case(name, f["garbage_then_recover"], 1) for name in ("form", "validation", "dynamic")
+    ]
     cases += [Case(name, f["unknown_ref_then_recover"], 1) for name in ("form", "combobox", "shop")]
     order = {name: i for i, name in enumerate(every)}
     return sorted(cases, key=lambda c: order[c.scenario])
 
 
-FAST_CASES = ["form-garbage_text@5", "form-click_heading@1", "form-stop_halfway@5", "form-quit_message@1"]
+FAST_CASES = [
+    "form-garbage_text@5",
+    "form-click_heading@1",
+    "form-stop_halfway@5",
+    "form-quit_message@1",
+]
 
 
 # --- running a case ------------------------------------------------------------------------
@@ -430,7 +502,9 @@ class Verdict:
 
     @classmethod
     def of(cls, failure: FailureAnnotation) -> Verdict:
-        return cls(failure.code, failure.step, failure.stage, failure.false_success, failure.not_executable)
+        return cls(
+            failure.code, failure.step, failure.stage, failure.false_success, failure.not_executable
+        )
 
 
 @dataclass
@@ -446,7 +520,9 @@ class CaseResult:
     def notes_ok(self) -> bool:
         """A passing run keeps the note of the fault it recovered from."""
         note = self.case.fault.note
-        return note is None or (note, self.fault_step) in {(n.code, n.step) for n in self.failure.step_notes}
+        return note is None or (note, self.fault_step) in {
+            (n.code, n.step) for n in self.failure.step_notes
+        }
 
     @property
     def ok(self) -> bool:
@@ -458,7 +534,9 @@ def expected_verdict(case: Case, agent: FaultyAgent) -> Verdict:
     if fault.code is None:
         return Verdict(None, None, None, False, False)
     return Verdict(
-        code=fault.code, step=agent.expected_step(), stage=fault.stage,
+        code=fault.code,
+        step=agent.expected_step(),
+        stage=fault.stage,
         false_success=fault.claims_success and fault.code is not C.RUNTIME_ERROR,
         not_executable=fault.code is C.RUNTIME_ERROR,
     )
@@ -491,7 +569,14 @@ class Bench:
         agent = FaultyAgent(case.fault, case.at, case.path, env)
         trace = play_episode(env, agent, self.seed, screenshots=False)
         failure = score_trace(trace, goldens).failure
-        return CaseResult(case, expected_verdict(case, agent), Verdict.of(failure), failure, trace, agent.fault_step)
+        return CaseResult(
+            case,
+            expected_verdict(case, agent),
+            Verdict.of(failure),
+            failure,
+            trace,
+            agent.fault_step,
+        )
 
     def close(self) -> None:
         if self._env is not None:
@@ -514,21 +599,35 @@ def matrix_markdown(results: list[CaseResult]) -> str:
     """Expected code × annotated code counts, then every case with its step/stage agreement."""
     counts = Counter((r.expected.code, r.annotated.code) for r in results)
     used = [c for c in (None, *FailureCode) if any(c in pair for pair in counts)]
-    lines = ["| expected ↓ \\ annotated → | " + " | ".join(f"`{_label(c)}`" for c in used) + " | cases |",
-             "| --- |" + " ---: |" * (len(used) + 1)]
+    lines = [
+        "| expected ↓ \\ annotated → | "
+        + " | ".join(f"`{_label(c)}`" for c in used)
+        + " | cases |",
+        "| --- |" + " ---: |" * (len(used) + 1),
+    ]
     for row in used:
         total = sum(counts[(row, col)] for col in used)
         if total:
             cells = [str(counts[(row, col)]) if counts[(row, col)] else "·" for col in used]
             lines.append(f"| `{_label(row)}` | " + " | ".join(cells) + f" | {total} |")
     fields = ("code", "step", "stage", "false_success", "not_executable")
-    agree = {k: sum(getattr(r.expected, k) == getattr(r.annotated, k) for r in results) for k in fields}
+    agree = {
+        k: sum(getattr(r.expected, k) == getattr(r.annotated, k) for r in results) for k in fields
+    }
     n = len(results)
-    lines += ["", "Agreement over the " + f"{n} cases: " + ", ".join(f"{k} {v}/{n}" for k, v in agree.items())
-              + f"; notes of recovered faults {sum(r.notes_ok for r in results)}/{n}; "
-              + f"**all of them {sum(r.ok for r in results)}/{n}**.", ""]
-    lines += ["| case | golden path | expected: code @ step, stage | code | step | stage | false success | not executable |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += [
+        "",
+        "Agreement over the "
+        + f"{n} cases: "
+        + ", ".join(f"{k} {v}/{n}" for k, v in agree.items())
+        + f"; notes of recovered faults {sum(r.notes_ok for r in results)}/{n}; "
+        + f"**all of them {sum(r.ok for r in results)}/{n}**.",
+        "",
+    ]
+    lines += [
+        "| case | golden path | expected: code @ step, stage | code | step | stage | false success | not executable |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in results:
         e, a = r.expected, r.annotated
         stage = e.stage.value if e.stage else "—"
@@ -537,7 +636,8 @@ def matrix_markdown(results: list[CaseResult]) -> str:
             f"| {_label(e.code)} @ {e.step if e.step is not None else '—'}, {stage} "
             f"| {_cell(e.code, a.code, _label)} | {_cell(e.step, a.step, str)} "
             f"| {_cell(e.stage, a.stage, lambda s: s.value if s else '—')} "
-            f"| {_cell(e.false_success, a.false_success, str)} | {_cell(e.not_executable, a.not_executable, str)} |")
+            f"| {_cell(e.false_success, a.false_success, str)} | {_cell(e.not_executable, a.not_executable, str)} |"
+        )
     return "\n".join(lines)
 
 
@@ -578,15 +678,29 @@ def _slow_unless(fast: bool) -> list[pytest.MarkDecorator]:
     return [] if fast else [pytest.mark.slow]
 
 
-@pytest.mark.parametrize("case_id", [pytest.param(i, marks=_slow_unless(i in FAST_CASES)) for i in sorted(IN_SUITE)
-                                     if CASES[i].fault.name not in QUITS])
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        pytest.param(i, marks=_slow_unless(i in FAST_CASES))
+        for i in sorted(IN_SUITE)
+        if CASES[i].fault.name not in QUITS
+    ],
+)
 def test_a_faulty_agent_gets_the_right_code_step_and_stage(bench: Bench, case_id: str) -> None:
     _check(bench.run(CASES[case_id]))
 
 
-@pytest.mark.parametrize("case_id", [pytest.param(i, marks=_slow_unless(i in FAST_CASES)) for i in CASES
-                                     if CASES[i].fault.name in QUITS])
-def test_ending_at_once_claiming_success_is_flagged_false_success(bench: Bench, case_id: str) -> None:
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        pytest.param(i, marks=_slow_unless(i in FAST_CASES))
+        for i in CASES
+        if CASES[i].fault.name in QUITS
+    ],
+)
+def test_ending_at_once_claiming_success_is_flagged_false_success(
+    bench: Bench, case_id: str
+) -> None:
     result = bench.run(CASES[case_id])
     assert result.failure.false_success and not result.failure.passed
     _check(result)
@@ -595,14 +709,24 @@ def test_ending_at_once_claiming_success_is_flagged_false_success(bench: Bench, 
 ORACLE_SEEDS = (SEED,)  # the scenario tests play seeds 0-19 for success; here, the diagnosis
 
 
-@pytest.mark.parametrize("scenario,seed", [
-    pytest.param(name, seed, marks=_slow_unless((name, seed) in {("form", SEED), ("validation", SEED)}))
-    for name in task_names() for seed in ORACLE_SEEDS])
+@pytest.mark.parametrize(
+    "scenario,seed",
+    [
+        pytest.param(
+            name, seed, marks=_slow_unless((name, seed) in {("form", SEED), ("validation", SEED)})
+        )
+        for name in task_names()
+        for seed in ORACLE_SEEDS
+    ],
+)
 def test_the_oracle_runs_get_no_failure_code(bench: Bench, scenario: str, seed: int) -> None:
     goldens = bench.goldens(scenario, seed)  # one oracle run per golden path
     for run in goldens:
         failure = score_trace(run, goldens).failure
-        assert failure.passed and failure.code is None and failure.stage is None, (run.golden_path, failure.message)
+        assert failure.passed and failure.code is None and failure.stage is None, (
+            run.golden_path,
+            failure.message,
+        )
         assert not (failure.false_success or failure.false_give_up or failure.not_executable)
         # the only notes an oracle run may carry are the rejections it recovers from
         notes = [(n.step, n.code) for n in failure.step_notes]
@@ -616,15 +740,23 @@ def test_the_oracle_runs_get_no_failure_code(bench: Bench, scenario: str, seed: 
 
 
 LIVE_CASES = ["form-garbage_text@5", "form-bad_email@3-save-button", "form-kill_browser@5"]
-LIVE_SLOW = ["form-click_heading@1", "validation-never_fix@8-fix-and-resubmit", "async-early_answer@2",
-             "clarify-invent_phone@6-ask-then-fill", "dynamic-stale_ref@2", "richtext-repeat_heading@1",
-             "login-hidden_ref@2-phone-code", "shop-unknown_ref_then_recover@1"]
+LIVE_SLOW = [
+    "form-click_heading@1",
+    "validation-never_fix@8-fix-and-resubmit",
+    "async-early_answer@2",
+    "clarify-invent_phone@6-ask-then-fill",
+    "dynamic-stale_ref@2",
+    "richtext-repeat_heading@1",
+    "login-hidden_ref@2-phone-code",
+    "shop-unknown_ref_then_recover@1",
+]
 
 
 @pytest.fixture(scope="module")
 def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], gym.Env]]:
     """The diagnosis stack users put on an env, one per scenario (each records its own goldens)."""
-    from webharness.wrappers import FailureAnnotation as Annotate, GoldenTraceAlignment, RecordTrace
+    from webharness.wrappers import FailureAnnotation as Annotate
+    from webharness.wrappers import GoldenTraceAlignment, RecordTrace
 
     stacks: dict[str, gym.Env] = {}
 
@@ -634,8 +766,15 @@ def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[s
                 old.close()
             stacks.clear()
             folder = tmp_path_factory.mktemp(scenario)
-            stacks[scenario] = Annotate(GoldenTraceAlignment(RecordTrace(
-                gym.make(f"WebEval/{scenario}-v0", obs_mode="text"), folder, screenshots=False)))
+            stacks[scenario] = Annotate(
+                GoldenTraceAlignment(
+                    RecordTrace(
+                        gym.make(f"WebEval/{scenario}-v0", obs_mode="text"),
+                        folder,
+                        screenshots=False,
+                    )
+                )
+            )
         return stacks[scenario]
 
     yield stack
@@ -653,7 +792,10 @@ def play_live(env: gym.Env, agent: FaultyAgent, seed: int) -> dict[str, Any]:
             return info
 
 
-@pytest.mark.parametrize("case_id", [pytest.param(i, marks=_slow_unless(i in LIVE_CASES)) for i in LIVE_CASES + LIVE_SLOW])
+@pytest.mark.parametrize(
+    "case_id",
+    [pytest.param(i, marks=_slow_unless(i in LIVE_CASES)) for i in LIVE_CASES + LIVE_SLOW],
+)
 def test_rescoring_a_saved_trace_offline_gives_the_live_diagnosis(
     bench: Bench, live_stack: Callable[[str], gym.Env], case_id: str
 ) -> None:
@@ -676,19 +818,35 @@ class CaseAgent(FaultyAgent):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case_id", ["form-click_heading@1", "validation-never_fix@8-fix-and-resubmit"])
+@pytest.mark.parametrize(
+    "case_id", ["form-click_heading@1", "validation-never_fix@8-fix-and-resubmit"]
+)
 def test_webharness_score_gives_the_runner_s_diagnosis(tmp_path: Path, case_id: str) -> None:
     from webharness.cli import main
-    from webharness.evaluation import read_attempts
-    from webharness.runner import RESULTS, RunConfig, prepare_run, run_jobs
+    from webharness.reporting.records import read_attempts
+    from webharness.runner.pool import RESULTS, RunConfig, prepare_run, run_jobs
 
     case = CASES[case_id]
-    config = RunConfig(agents=["tests.test_failure_suite:CaseAgent"], tasks=[case.scenario], seeds=[SEED],
-                       obs_mode="text", screenshots=False, agent_options={"case": case_id})
+    config = RunConfig(
+        agents=["tests.test_failure_suite:CaseAgent"],
+        tasks=[case.scenario],
+        seeds=[SEED],
+        obs_mode="text",
+        screenshots=False,
+        agent_options={"case": case_id},
+    )
     run_jobs(prepare_run(config, tmp_path, resume=False), config, tmp_path)
     assert main(["score", str(tmp_path)]) == 0
-    fields = ("passed", "false_success", "not_executable", "failure_code", "root_cause", "failure_step",
-              "first_divergence_step", "progress_rate")
+    fields = (
+        "passed",
+        "false_success",
+        "not_executable",
+        "failure_code",
+        "root_cause",
+        "failure_step",
+        "first_divergence_step",
+        "progress_rate",
+    )
     (live,) = read_attempts(tmp_path / RESULTS)
     (again,) = read_attempts(tmp_path / "rescored.jsonl")
     assert {f: getattr(again, f) for f in fields} == {f: getattr(live, f) for f in fields}

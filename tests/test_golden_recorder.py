@@ -5,16 +5,21 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import gymnasium as gym
 import numpy as np
 import pytest
 import yaml
 
-from webharness.catalogue import get_task
-from webharness.golden_recorder import parameterize, record_golden_path, scripted_driver, tidy, to_yaml
-from webharness.oracle import golden_paths
-from webharness.task_spec import GoldenPath, instantiate
 from tests.conftest import play
+from webharness.golden.oracle import golden_paths
+from webharness.golden.path_recorder import (
+    parameterize,
+    record_golden_path,
+    scripted_driver,
+    tidy,
+    to_yaml,
+)
+from webharness.spec.catalogue import get_task
+from webharness.spec.task_spec import GoldenPath, instantiate
 
 
 def filled_steps(task: str, path_id: str, seed: int) -> tuple[list[dict], GoldenPath]:
@@ -23,7 +28,11 @@ def filled_steps(task: str, path_id: str, seed: int) -> tuple[list[dict], Golden
     instance = instantiate(spec, seed, np.random.default_rng(seed)).instance
     filled = next(p for p in golden_paths(spec, instance) if p.id == path_id)
     template = next(p for p in spec.golden_paths if p.id == path_id)
-    steps = [s.model_dump(mode="json", exclude_defaults=True, exclude={"expect"}) for s in filled.steps if s.action != "done"]
+    steps = [
+        s.model_dump(mode="json", exclude_defaults=True, exclude={"expect"})
+        for s in filled.steps
+        if s.action != "done"
+    ]
     return steps, template
 
 
@@ -31,7 +40,11 @@ def vip_seed() -> int:
     """A seed whose contact is a VIP, so the checkbox step is a real click to record
     (for a standard contact the golden "uncheck" changes nothing, and nothing is recorded)."""
     spec = get_task("form")
-    return next(s for s in range(50) if instantiate(spec, s, np.random.default_rng(s)).instance.params["vip"])
+    return next(
+        s
+        for s in range(50)
+        if instantiate(spec, s, np.random.default_rng(s)).instance.params["vip"]
+    )
 
 
 @pytest.mark.parametrize("path_id", ["save-button", "enter-key"])
@@ -40,7 +53,9 @@ def test_a_scripted_session_is_recorded_as_the_golden_path_it_played(make_env, p
     steps, template = filled_steps("form", path_id, seed=seed)
     env = make_env("WebEval/form-v0", obs_mode="text")
     recorded = record_golden_path(env, seed, scripted_driver(steps), path_id=path_id)
-    strip = lambda path: [(s.action, s.target and (s.target.role, s.target.name), s.value) for s in path.steps]
+    strip = lambda path: [
+        (s.action, s.target and (s.target.role, s.target.name), s.value) for s in path.steps
+    ]
     expected = [(a, t, v) for a, t, v in strip(template)]
     assert strip(recorded) == expected
 
@@ -52,16 +67,18 @@ def test_a_recorded_path_replays_to_success_on_other_seeds(make_env):
     recorded = record_golden_path(env, seed, scripted_driver(steps))
     spec = get_task("form").model_copy(update={"golden_paths": [recorded]})
     from webharness.envs import WebEvalEnv
-    from webharness.oracle import OracleAgent
+    from webharness.golden.oracle import OracleAgent
 
     replay = WebEvalEnv(spec, obs_mode="text")
     try:
         agent = OracleAgent("recorded")
         for seed in (5, 8):
+
             def policy(obs, info, agent=agent):
                 if info["step"] == 0:
                     agent.reset(info["task"], spec)
                 return agent.act(obs, info)
+
             assert play(replay, policy, seed).success
     finally:
         replay.close()
@@ -71,7 +88,11 @@ def test_typing_is_merged_into_one_fill_and_values_become_placeholders():
     events = [
         {"action": "fill", "target": {"role": "textbox", "name": "Name"}, "value": "A"},
         {"action": "fill", "target": {"role": "textbox", "name": "Name"}, "value": "Ada Lovelace"},
-        {"action": "fill", "target": {"role": "textbox", "name": "Note"}, "value": "Call Ada Lovelace today"},
+        {
+            "action": "fill",
+            "target": {"role": "textbox", "name": "Note"},
+            "value": "Call Ada Lovelace today",
+        },
         {"action": "check", "target": {"role": "checkbox", "name": "VIP"}, "value": True},
     ]
     params = {"first": "Ada", "name": "Ada Lovelace", "vip": True}
@@ -83,8 +104,23 @@ def test_the_record_command_prints_task_yaml(tmp_path):
     steps, _ = filled_steps("form", "save-button", seed=1)
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump(steps))
-    out = subprocess.run([sys.executable, "-m", "webharness.cli", "record", "form", "--seed", "1", "--script", str(script)],
-                         capture_output=True, text=True, timeout=240, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "webharness.cli",
+            "record",
+            "form",
+            "--seed",
+            "1",
+            "--script",
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=True,
+    ).stdout
     recorded = GoldenPath.model_validate(yaml.safe_load(out)[0])
     assert recorded.steps[1].value == "{{name}}" and recorded.steps[-1].action == "done"
     assert to_yaml(recorded) == out

@@ -11,7 +11,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.spaces import utils
 
-from webharness.observation import FrameSpace, PrintableText, _charset_tables, clean_text, text_space
+from webharness.episode.observation import (
+    FrameSpace,
+    PrintableText,
+    _charset_tables,
+    clean_text,
+    text_space,
+)
 
 
 def _printable(ch: str) -> bool:
@@ -63,7 +69,9 @@ def test_an_env_builds_no_character_tables_when_it_runs(make_env):
     obs, _ = env.reset(seed=0)
     env.step("noop()")
     assert env.observation_space.contains(obs)
-    assert _charset_tables.cache_info().currsize == 0, "the ~10 MB tables are for sampling and flattening only"
+    assert _charset_tables.cache_info().currsize == 0, (
+        "the ~10 MB tables are for sampling and flattening only"
+    )
     assert isinstance(env.observation_space["axtree"], PrintableText)
 
 
@@ -81,7 +89,9 @@ def test_a_frame_space_samples_flattens_and_pickles_like_a_box():
     frame = FrameSpace(72, 128)
     frame.seed(5)
     sample = frame.sample()
-    assert frame.contains(sample) and sample.min() < 20 and sample.max() > 235  # spread over [0, 255]
+    assert (
+        frame.contains(sample) and sample.min() < 20 and sample.max() > 235
+    )  # spread over [0, 255]
     flat = utils.flatten(frame, sample)
     assert flat.shape == (72 * 128 * 3,) and (utils.unflatten(frame, flat) == sample).all()
     copy = pickle.loads(pickle.dumps(frame))
@@ -90,8 +100,10 @@ def test_a_frame_space_samples_flattens_and_pickles_like_a_box():
 
 def test_a_full_size_frame_space_holds_and_pickles_no_full_size_arrays():
     frame = FrameSpace(720, 1280)
-    held = sum(a.base.nbytes if a.base is not None else a.nbytes
-               for a in (frame.low, frame.high, frame.bounded_below, frame.bounded_above))
+    held = sum(
+        a.base.nbytes if a.base is not None else a.nbytes
+        for a in (frame.low, frame.high, frame.bounded_below, frame.bounded_above)
+    )
     assert held < 100  # Box holds 4 arrays of 2.7 MB at this size
     assert len(pickle.dumps(frame)) < 2_000  # Box: 11 MB, sent to every make_vec worker
 

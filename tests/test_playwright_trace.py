@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from webharness.recorder import EpisodeRecorder
-from webharness.trace_io import load_trace
-from webharness.wrappers import RecordTrace
 from tests.conftest import oracle_policy, play
+from webharness.trace.io import load_trace
+from webharness.trace.recorder import EpisodeRecorder
+from webharness.wrappers import RecordTrace
 
 
 def trace_calls(archive: Path) -> list[str]:
@@ -22,7 +22,9 @@ def trace_calls(archive: Path) -> list[str]:
     assert archive.stat().st_size > 0
     with zipfile.ZipFile(archive) as zipped:
         assert zipped.testzip() is None
-        events = [json.loads(line) for line in zipped.read("trace.trace").splitlines() if line.strip()]
+        events = [
+            json.loads(line) for line in zipped.read("trace.trace").splitlines() if line.strip()
+        ]
     assert events[0]["type"] == "context-options"
     return [f"{e['class']}.{e['method']}" for e in events if e["type"] == "before"]
 
@@ -34,7 +36,9 @@ def test_record_trace_keeps_playwrights_trace_of_each_episode(make_env, tmp_path
     assert run.success and run.last["trace_dir"] == str(folder)
     assert len(load_trace(folder).steps) == len(run.actions) + 1  # steps.jsonl as usual
     calls = trace_calls(folder / "trace.zip")
-    assert "Page.mouseClick" in calls and "Page.keyboardInsertText" in calls  # the oracle's clicks and typing
+    assert (
+        "Page.mouseClick" in calls and "Page.keyboardInsertText" in calls
+    )  # the oracle's clicks and typing
     assert not list(folder.glob(".*.tmp"))
 
 
@@ -49,7 +53,7 @@ def test_without_the_option_there_is_no_playwright_trace(make_env, tmp_path):
 def test_an_episode_cut_short_by_a_reset_or_close_keeps_its_trace(make_env, tmp_path):
     env = RecordTrace(make_env("WebEval/form-v0", obs_mode="text"), tmp_path, playwright_trace=True)
     env.reset(seed=0)
-    env.step('mouse_click(5, 5)')
+    env.step("mouse_click(5, 5)")
     env.reset(seed=1)  # episode 0 never ended
     env.close()  # nor episode 1
     assert "Page.mouseClick" in trace_calls(tmp_path / "episode-0000" / "trace.zip")
@@ -64,9 +68,30 @@ def test_a_recorder_without_a_folder_cannot_keep_a_playwright_trace():
 def test_the_run_command_keeps_playwrights_trace_in_the_episode_folder(tmp_path):
     out = tmp_path / "cli"
     subprocess.run(
-        [sys.executable, "-m", "webharness.cli", "run", "--agents", "oracle", "--tasks", "form", "--seeds", "0",
-         "--obs-mode", "text", "--workers", "1", "--playwright-trace", "--out", str(out)],
-        capture_output=True, text=True, timeout=300, check=True)
+        [
+            sys.executable,
+            "-m",
+            "webharness.cli",
+            "run",
+            "--agents",
+            "oracle",
+            "--tasks",
+            "form",
+            "--seeds",
+            "0",
+            "--obs-mode",
+            "text",
+            "--workers",
+            "1",
+            "--playwright-trace",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     episode = out / "episodes" / "oracle" / "form-v0" / "clean" / "seed-0-t0"
     assert (episode / "steps.jsonl").is_file()
     assert "Page.mouseClick" in trace_calls(episode / "trace.zip")

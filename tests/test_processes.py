@@ -5,11 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from webharness.processes import wait_for_exit
+from webharness.testing.processes import wait_for_exit
 
 
 def _until_stdin_closes() -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
 
 
 def test_wait_for_exit_returns_when_every_process_has_ended():

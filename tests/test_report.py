@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from webharness.evaluation import EvalAttempt
-from webharness.report import (
+from webharness.reporting.records import EvalAttempt
+from webharness.reporting.render import (
     MAX_TIMELINE_STEPS,
     EpisodeView,
     StepView,
     format_summary_table,
     write_report,
 )
-from webharness.summary import Summary, summarize
+from webharness.reporting.summary import Summary, summarize
 
 
 class _Tags(HTMLParser):
@@ -44,24 +44,47 @@ def classes(tag: str, attrs: dict[str, str | None], wanted: str) -> list[str]:
 
 
 def attempt(**fields: Any) -> EvalAttempt:
-    base: dict[str, Any] = {"scenario_id": "WebEval/form-v0", "category": "form",
-                            "runner": "agent", "seed": 0, "passed": True, "steps": 3}
+    base: dict[str, Any] = {
+        "scenario_id": "WebEval/form-v0",
+        "category": "form",
+        "runner": "agent",
+        "seed": 0,
+        "passed": True,
+        "steps": 3,
+    }
     return EvalAttempt(**{**base, **fields})
 
 
 @pytest.fixture
 def attempts() -> list[EvalAttempt]:
-    failed = dict(passed=False, failure_code="action_no_effect", root_cause="execution",
-                  failure_step=2, first_divergence_step=1, failure_message="Submit is covered")
+    failed = dict(
+        passed=False,
+        failure_code="action_no_effect",
+        root_cause="execution",
+        failure_step=2,
+        first_divergence_step=1,
+        failure_message="Submit is covered",
+    )
     return [
         attempt(seed=0, **failed),
         attempt(seed=1),
         attempt(seed=1, trial=1),
-        attempt(seed=0, perturbations="popup", passed=False, failure_code="observation_miss",
-                root_cause="perception"),
+        attempt(
+            seed=0,
+            perturbations="popup",
+            passed=False,
+            failure_code="observation_miss",
+            root_cause="perception",
+        ),
         attempt(runner="oracle", scenario_id="WebEval/search-v0", category="search", steps=5),
-        attempt(runner="oracle", seed=2, passed=False, not_executable=True,
-                failure_code="runtime_error", error="page crashed"),
+        attempt(
+            runner="oracle",
+            seed=2,
+            passed=False,
+            not_executable=True,
+            failure_code="runtime_error",
+            error="page crashed",
+        ),
     ]
 
 
@@ -76,12 +99,22 @@ def view_of(a: EvalAttempt, folder: Path, steps: int = 3) -> EpisodeView:
         (i, None if i == 0 else f'click("e{i}")', screenshot(folder, f"a{a.seed}_{i}", "blue"), "")
         for i in range(steps)
     ]
-    golden = [StepView(index=i, action=None if i == 0 else f'click("g{i}")',
-                       screenshot=screenshot(folder, f"g{i}", "green")) for i in range(3)]
-    return EpisodeView(attempt=a, agent_steps=agent, golden_steps=golden,
-                       matched=[(i, min(i, 2)) for i in range(steps)],
-                       divergence_step=a.first_divergence_step,
-                       evidence={"code": a.failure_code, "stage": a.root_cause})
+    golden = [
+        StepView(
+            index=i,
+            action=None if i == 0 else f'click("g{i}")',
+            screenshot=screenshot(folder, f"g{i}", "green"),
+        )
+        for i in range(3)
+    ]
+    return EpisodeView(
+        attempt=a,
+        agent_steps=agent,
+        golden_steps=golden,
+        matched=[(i, min(i, 2)) for i in range(steps)],
+        divergence_step=a.first_divergence_step,
+        evidence={"code": a.failure_code, "stage": a.root_cause},
+    )
 
 
 def report(tmp_path: Path, attempts: list[EvalAttempt], **kwargs: Any) -> str:
@@ -94,7 +127,10 @@ def test_report_writes_summary_json_markdown_and_html(
 ) -> None:
     paths = write_report(tmp_path / "run", attempts)
     assert {k: p.name for k, p in paths.items()} == {
-        "json": "summary.json", "markdown": "report.md", "html": "report.html"}
+        "json": "summary.json",
+        "markdown": "report.md",
+        "html": "report.html",
+    }
     summary = Summary.model_validate(json.loads(paths["json"].read_text()))
     assert summary == summarize(attempts)
     assert not list((tmp_path / "run").glob("*.tmp"))  # atomic writes leave no debris
@@ -104,8 +140,12 @@ def test_html_is_self_contained(tmp_path: Path, attempts: list[EvalAttempt]) -> 
     shots = tmp_path / "shots"
     shots.mkdir()
     html = report(tmp_path, attempts, episodes={a.key(): view_of(a, shots) for a in attempts})
-    links = [(tag, name, value) for tag, attrs in tags_of(html) for name, value in attrs.items()
-             if name in {"src", "href", "xlink:href", "srcset", "data", "action"}]
+    links = [
+        (tag, name, value)
+        for tag, attrs in tags_of(html)
+        for name, value in attrs.items()
+        if name in {"src", "href", "xlink:href", "srcset", "data", "action"}
+    ]
     assert links, "the page should embed images and chart references"
     assert all(v and (v.startswith("data:") or v.startswith("#")) for _, _, v in links), links
     assert "http://" not in html and "https://" not in html
@@ -116,8 +156,13 @@ def test_html_contains_every_chart_as_inline_svg(
     tmp_path: Path, attempts: list[EvalAttempt]
 ) -> None:
     html = report(tmp_path, attempts)
-    for title in ("Success by category", "Failure codes", "Root-cause stages",
-                  "Steps per episode", "Robustness by perturbation"):
+    for title in (
+        "Success by category",
+        "Failure codes",
+        "Root-cause stages",
+        "Steps per episode",
+        "Robustness by perturbation",
+    ):
         assert f"<figcaption>{title}" in html
     assert html.count("<svg") == 5
     ids = [attrs["id"] for _, attrs in tags_of(html) if attrs.get("id")]
@@ -161,8 +206,9 @@ def test_missing_screenshot_shows_a_placeholder(tmp_path: Path) -> None:
 
 def test_long_timeline_keeps_a_window_round_the_divergence(tmp_path: Path) -> None:
     a = attempt(passed=False, steps=80, first_divergence_step=50)
-    view = EpisodeView(attempt=a, agent_steps=[(i, "noop()") for i in range(80)],
-                       divergence_step=50)
+    view = EpisodeView(
+        attempt=a, agent_steps=[(i, "noop()") for i in range(80)], divergence_step=50
+    )
     html = report(tmp_path, [a], episodes={a.key(): view})
     rows = [attrs for tag, attrs in tags_of(html) if tag == "td" and attrs.get("class") == "step"]
     assert len(rows) <= MAX_TIMELINE_STEPS

@@ -10,15 +10,22 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-from webharness.browser import LAUNCH_ARGS, find_chromium
-from webharness.errors import AgentUnavailableError
-from webharness.evaluation import read_attempts
-from webharness.processes import cmdline, wait_for_exit
-from webharness.run_report import report_run, score_run
-from webharness.runner import (
-    RunConfig, RunError, _WorkerEnvs, expand_jobs, job_chunks, match_tasks, prepare_run, run_jobs,
-)
 from tests.conftest import wait_until
+from webharness.browser.host import LAUNCH_ARGS, find_chromium
+from webharness.errors import AgentUnavailableError
+from webharness.reporting.records import read_attempts
+from webharness.runner.pool import (
+    RunConfig,
+    RunError,
+    _WorkerEnvs,
+    expand_jobs,
+    job_chunks,
+    match_tasks,
+    prepare_run,
+    run_jobs,
+)
+from webharness.runner.rescore import report_run, score_run
+from webharness.testing.processes import cmdline, wait_for_exit
 
 SMALL = dict(agents=["oracle", "heuristic"], tasks=["form", "stats"], seeds=[0, 1], obs_mode="text")
 
@@ -46,7 +53,9 @@ def test_every_episode_is_recorded_once_with_its_trace(finished_run):
 
 def test_the_oracle_passes_and_its_runs_follow_the_golden_path(finished_run):
     oracle = [a for a in read_attempts(finished_run / "results.jsonl") if a.runner == "oracle"]
-    assert all(a.passed and a.failure_code is None and a.fidelity == pytest.approx(1.0) for a in oracle)
+    assert all(
+        a.passed and a.failure_code is None and a.fidelity == pytest.approx(1.0) for a in oracle
+    )
 
 
 def test_a_run_folder_with_results_is_not_overwritten_without_resume(finished_run):
@@ -70,8 +79,19 @@ def test_rescoring_saved_traces_offline_gives_the_same_results(finished_run):
     offline = {a.key(): a for a in score_run(finished_run)}
     for attempt in live:
         again = offline[attempt.key()]
-        assert (again.passed, again.failure_code, again.root_cause, again.failure_step, again.first_divergence_step) == (
-            attempt.passed, attempt.failure_code, attempt.root_cause, attempt.failure_step, attempt.first_divergence_step)
+        assert (
+            again.passed,
+            again.failure_code,
+            again.root_cause,
+            again.failure_step,
+            again.first_divergence_step,
+        ) == (
+            attempt.passed,
+            attempt.failure_code,
+            attempt.root_cause,
+            attempt.failure_step,
+            attempt.first_divergence_step,
+        )
 
 
 def test_the_html_report_renders_in_a_browser_without_errors(finished_run):
@@ -110,8 +130,12 @@ def test_an_unavailable_llm_stops_the_run_and_counts_nothing(tmp_path, monkeypat
 
 
 def test_job_chunks_hold_one_env_each_cover_every_job_once_and_come_largest_first(tmp_path):
-    config = RunConfig(agents=["oracle", "random"], tasks=["form", "stats", "async"], seeds=list(range(5)),
-                       perturbations=["", "popup"])
+    config = RunConfig(
+        agents=["oracle", "random"],
+        tasks=["form", "stats", "async"],
+        seeds=list(range(5)),
+        perturbations=["", "popup"],
+    )
     jobs = expand_jobs(config, tmp_path)
     chunks = job_chunks(jobs, workers=2)
     assert sorted(j.key() for c in chunks for j in c) == sorted(j.key() for j in jobs)
@@ -119,7 +143,9 @@ def test_job_chunks_hold_one_env_each_cover_every_job_once_and_come_largest_firs
     assert max(len(c) for c in chunks) <= -(-len(jobs) // 4)  # at most a quarter of the run each
     assert [len(c) for c in chunks] == sorted((len(c) for c in chunks), reverse=True)
     # One task and many seeds still gives every one of four workers work.
-    one_task = expand_jobs(RunConfig(agents=["oracle"], tasks=["form"], seeds=list(range(40))), tmp_path)
+    one_task = expand_jobs(
+        RunConfig(agents=["oracle"], tasks=["form"], seeds=list(range(40))), tmp_path
+    )
     assert len(job_chunks(one_task, workers=4)) >= 8
 
 
@@ -147,16 +173,38 @@ def test_two_worker_processes_run_the_same_episodes(tmp_path):
 
 @pytest.mark.slow
 def test_the_ray_backend_runs_the_same_episodes_on_a_local_ray(tmp_path):
-    pytest.importorskip("ray", reason="Ray is in the dev extra; install it with pip install -e .[dev]")
-    _, attempts = run(tmp_path, agents=["oracle"], tasks=["form"], seeds=[0, 1], backend="ray", workers=2)
+    pytest.importorskip(
+        "ray", reason="Ray is in the dev extra; install it with pip install -e .[dev]"
+    )
+    _, attempts = run(
+        tmp_path, agents=["oracle"], tasks=["form"], seeds=[0, 1], backend="ray", workers=2
+    )
     assert sorted(a.seed for a in attempts) == [0, 1] and all(a.passed for a in attempts)
 
 
 def test_the_run_command_prints_the_summary_and_the_report_path(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "webharness.cli", "run", "--agents", "oracle", "--tasks", "form", "--seeds", "0",
-         "--obs-mode", "text", "--out", str(tmp_path / "cli")],
-        capture_output=True, text=True, timeout=300, check=True).stdout
+        [
+            sys.executable,
+            "-m",
+            "webharness.cli",
+            "run",
+            "--agents",
+            "oracle",
+            "--tasks",
+            "form",
+            "--seeds",
+            "0",
+            "--obs-mode",
+            "text",
+            "--out",
+            str(tmp_path / "cli"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
     assert "oracle" in out and "100.0%" in out and "report.html" in out
 
 
@@ -168,9 +216,28 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.slow
 def test_killing_a_run_does_not_leave_its_workers_behind(tmp_path):
     run = subprocess.Popen(
-        [sys.executable, "-m", "webharness.cli", "run", "--agents", "oracle", "--tasks", "form,stats", "--seeds", "0-9",
-         "--workers", "2", "--obs-mode", "text", "--no-screenshots", "--out", str(tmp_path / "run")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "webharness.cli",
+            "run",
+            "--agents",
+            "oracle",
+            "--tasks",
+            "form,stats",
+            "--seeds",
+            "0-9",
+            "--workers",
+            "2",
+            "--obs-mode",
+            "text",
+            "--no-screenshots",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_until((tmp_path / "run" / "results.jsonl").exists, 120)  # work is under way
     workers = [pid for pid in _children(run.pid) if b"spawn_main" in cmdline(pid)]
     assert workers, "the run should have started worker processes"
@@ -180,11 +247,23 @@ def test_killing_a_run_does_not_leave_its_workers_behind(tmp_path):
 
 
 def test_the_tasks_trace_rules_are_scored_per_phase(finished_run):
-    from webharness.run_report import rescore
+    from webharness.runner.rescore import rescore
 
-    oracle = next(a for a in read_attempts(finished_run / "results.jsonl") if a.runner == "oracle" and "form" in a.scenario_id)
-    quitter = next(a for a in read_attempts(finished_run / "results.jsonl") if a.runner == "heuristic" and "form" in a.scenario_id)
+    oracle = next(
+        a
+        for a in read_attempts(finished_run / "results.jsonl")
+        if a.runner == "oracle" and "form" in a.scenario_id
+    )
+    quitter = next(
+        a
+        for a in read_attempts(finished_run / "results.jsonl")
+        if a.runner == "heuristic" and "form" in a.scenario_id
+    )
     good = rescore(finished_run, oracle)[1].rules
-    assert good is not None and good.score == 1.0 and set(good.phases) == {"fill", "submit", "navigate"}
+    assert (
+        good is not None
+        and good.score == 1.0
+        and set(good.phases) == {"fill", "submit", "navigate"}
+    )
     other = rescore(finished_run, quitter)[1].rules
     assert other is not None and 0.0 <= other.score <= 1.0

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from webharness.browser.page_session import AGENT
 from webharness.envs import WebEvalEnv
-from webharness.page_session import AGENT
-from webharness.task_spec import TaskSpec
+from webharness.spec.task_spec import TaskSpec
 
 SITE = Path(__file__).parent / "fixtures" / "settle_site"
 QUIET_MS = 1_000  # long, so a case that waited out the window is told apart from one that did not
@@ -19,10 +19,16 @@ QUIET_MS = 1_000  # long, so a case that waited out the window is told apart fro
 
 @pytest.fixture(scope="module")
 def env():
-    spec = TaskSpec.model_validate({
-        "id": "settle", "category": "test", "instruction": "Watch the page settle.", "site": str(SITE),
-        "max_steps": 100, "success": {"kind": "text", "text": "done"},
-    })
+    spec = TaskSpec.model_validate(
+        {
+            "id": "settle",
+            "category": "test",
+            "instruction": "Watch the page settle.",
+            "site": str(SITE),
+            "max_steps": 100,
+            "success": {"kind": "text", "text": "done"},
+        }
+    )
     env = WebEvalEnv(spec, obs_mode="text")
     yield env
     env.close()
@@ -32,9 +38,13 @@ def settle_after(env, case: str) -> tuple[dict, str]:
     """Run a case's handler and settle in the same task; the settle result and the status."""
     env.reset(seed=0)
     page = env.episode.session.page
-    script = f"(c) => {{ CASES[c](); return {AGENT}.settle({{quietMs: {QUIET_MS}, capMs: 5000}}); }}"
+    script = (
+        f"(c) => {{ CASES[c](); return {AGENT}.settle({{quietMs: {QUIET_MS}, capMs: 5000}}); }}"
+    )
     settled = env.runtime.run(page.evaluate(script, case), 30)
-    return settled, env.runtime.run(page.evaluate("document.getElementById('status').textContent"), 30)
+    return settled, env.runtime.run(
+        page.evaluate("document.getElementById('status').textContent"), 30
+    )
 
 
 @pytest.mark.parametrize("case", ["now", "clearedTimeout"])
@@ -44,7 +54,9 @@ def test_a_change_with_nothing_due_after_it_settles_without_waiting_out_the_wind
     assert status == "done"
 
 
-@pytest.mark.parametrize("case", ["timeout", "timeoutWithArgs", "stringTimeout", "frame", "message", "transition"])
+@pytest.mark.parametrize(
+    "case", ["timeout", "timeoutWithArgs", "stringTimeout", "frame", "message", "transition"]
+)
 def test_work_the_page_scheduled_is_waited_for_before_the_page_counts_as_settled(env, case):
     settled, status = settle_after(env, case)
     assert not settled["timedOut"] and not settled["navigating"]
@@ -55,8 +67,10 @@ def test_a_page_that_keeps_scheduling_work_still_settles_after_the_quiet_window(
     """An animation loop always has a frame pending: the full quiet window decides."""
     env.reset(seed=0)
     page = env.episode.session.page
-    script = (f"() => {{ const loop = () => requestAnimationFrame(loop); loop(); say('looping');"
-              f" return {AGENT}.settle({{quietMs: 50, capMs: 5000}}); }}")
+    script = (
+        f"() => {{ const loop = () => requestAnimationFrame(loop); loop(); say('looping');"
+        f" return {AGENT}.settle({{quietMs: 50, capMs: 5000}}); }}"
+    )
     settled = env.runtime.run(page.evaluate(script), 30)
     assert settled == {"navigating": False, "timedOut": False, "early": False}
 
@@ -64,10 +78,14 @@ def test_a_page_that_keeps_scheduling_work_still_settles_after_the_quiet_window(
 def test_the_page_timers_keep_their_native_behaviour(env):
     env.reset(seed=0)
     page = env.episode.session.page
-    ids = env.runtime.run(page.evaluate(
-        "() => new Promise((done) => { const a = setTimeout(() => {}, 10); const b = setTimeout(() => {}, 10);"
-        " const f = requestAnimationFrame(() => {}); cancelAnimationFrame(f);"
-        " setTimeout(function () { done([a, b, typeof a, this === window]); }, 0); })"), 30)
+    ids = env.runtime.run(
+        page.evaluate(
+            "() => new Promise((done) => { const a = setTimeout(() => {}, 10); const b = setTimeout(() => {}, 10);"
+            " const f = requestAnimationFrame(() => {}); cancelAnimationFrame(f);"
+            " setTimeout(function () { done([a, b, typeof a, this === window]); }, 0); })"
+        ),
+        30,
+    )
     assert ids[0] != ids[1] and ids[2] == "number" and ids[3] is True
     with pytest.raises(Exception, match="requestAnimationFrame"):
         env.runtime.run(page.evaluate("() => requestAnimationFrame('not a function')"), 30)
@@ -77,15 +95,22 @@ def wait_for_change(env, start: str, ms: int) -> tuple[bool, str]:
     """Start something on the page, then wait for a change; the result and the status."""
     env.reset(seed=0)
     page = env.episode.session.page
-    changed = env.runtime.run(page.evaluate(f"(ms) => {{ {start}; return {AGENT}.waitForChange(ms); }}", ms), 30)
-    return changed, env.runtime.run(page.evaluate("document.getElementById('status').textContent"), 30)
+    changed = env.runtime.run(
+        page.evaluate(f"(ms) => {{ {start}; return {AGENT}.waitForChange(ms); }}", ms), 30
+    )
+    return changed, env.runtime.run(
+        page.evaluate("document.getElementById('status').textContent"), 30
+    )
 
 
-@pytest.mark.parametrize("start, status", [
-    ("setTimeout(() => say('later'), 30)", "later"),  # a DOM change
-    ("setTimeout(() => document.body.dataset.seen = '1', 30)", "idle"),  # an attribute
-    ("fetch('/index.html')", "idle"),  # a request that finishes, changing nothing
-])
+@pytest.mark.parametrize(
+    "start, status",
+    [
+        ("setTimeout(() => say('later'), 30)", "later"),  # a DOM change
+        ("setTimeout(() => document.body.dataset.seen = '1', 30)", "idle"),  # an attribute
+        ("fetch('/index.html')", "idle"),  # a request that finishes, changing nothing
+    ],
+)
 def test_wait_for_change_wakes_at_the_first_change_or_finished_request(env, start, status):
     changed, now = wait_for_change(env, start, 10_000)
     assert changed is True and now == status
@@ -98,8 +123,10 @@ def test_wait_for_change_on_a_quiet_page_ends_at_its_bound_with_false(env):
 def test_wait_for_change_ends_when_the_page_starts_to_leave(env):
     env.reset(seed=0)
     page = env.episode.session.page
-    script = (f"() => {{ const waited = {AGENT}.waitForChange(10000);"
-              f" window.dispatchEvent(new Event('beforeunload')); return waited; }}")
+    script = (
+        f"() => {{ const waited = {AGENT}.waitForChange(10000);"
+        f" window.dispatchEvent(new Event('beforeunload')); return waited; }}"
+    )
     assert env.runtime.run(page.evaluate(script), 30) is True
 
 
@@ -130,7 +157,11 @@ def test_a_page_that_replaces_json_stringify_is_still_observed(env):
     """The page agent serialises with the builtin from before the page's scripts ran."""
     env.reset(seed=0)
     page = env.episode.session.page
-    env.runtime.run(page.evaluate(
-        "() => { JSON.stringify = () => { throw new Error('no JSON here'); }; say('replaced'); }"), 30)
+    env.runtime.run(
+        page.evaluate(
+            "() => { JSON.stringify = () => { throw new Error('no JSON here'); }; say('replaced'); }"
+        ),
+        30,
+    )
     obs, _, _, _, info = env.step("mouse_click(5, 5)")
     assert info["action_result"].ok and "paragraph [ref=e2]: replaced" in obs["axtree"]

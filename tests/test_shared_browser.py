@@ -11,10 +11,10 @@ import pytest
 
 import webharness
 from tests.conftest import chromium_pids
-from webharness.browser import DRIVER_NODE_OPTIONS
-from webharness.processes import cmdline, descendants, wait_for_exit
-from webharness.runtime import BrowserRuntime
-from webharness.shared_browser import users_of
+from webharness.browser.host import DRIVER_NODE_OPTIONS
+from webharness.browser.runtime import BrowserRuntime
+from webharness.browser.shared import users_of
+from webharness.testing.processes import cmdline, descendants, wait_for_exit
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
 
@@ -102,7 +102,9 @@ def _node_options_of_driver() -> list[str]:
 
 
 @pytest.mark.parametrize("user_options", [None, "--stack-trace-limit=20"])
-def test_the_driver_gets_a_small_young_generation_and_the_environment_is_put_back(monkeypatch, user_options):
+def test_the_driver_gets_a_small_young_generation_and_the_environment_is_put_back(
+    monkeypatch, user_options
+):
     if user_options is None:
         monkeypatch.delenv("NODE_OPTIONS", raising=False)
     else:
@@ -127,11 +129,18 @@ def test_a_large_response_body_passes_through_the_driver_under_its_heap_cap():
     async def fetch_big_body() -> int:
         context = await (await runtime.host.browser()).new_context()
         try:
-            await context.route("**/big.bin", lambda route: route.fulfill(body=body, content_type="application/octet-stream"))
-            await context.route("**/", lambda route: route.fulfill(body="<p>big</p>", content_type="text/html"))
+            await context.route(
+                "**/big.bin",
+                lambda route: route.fulfill(body=body, content_type="application/octet-stream"),
+            )
+            await context.route(
+                "**/", lambda route: route.fulfill(body="<p>big</p>", content_type="text/html")
+            )
             page = await context.new_page()
             await page.goto("http://big.test/")
-            return await page.evaluate("async () => (await (await fetch('/big.bin')).arrayBuffer()).byteLength")
+            return await page.evaluate(
+                "async () => (await (await fetch('/big.bin')).arrayBuffer()).byteLength"
+            )
         finally:
             await context.close()
 
@@ -151,7 +160,9 @@ def test_our_launch_flags_keep_playwrights_feature_lists():
         assert renderers
         for pid in renderers:
             # Chromium rewrites a child's argv into one string: split on spaces and NULs.
-            features = [a for a in re.split(rb"[\0 ]", cmdline(pid)) if a.startswith(b"--disable-features=")]
+            features = [
+                a for a in re.split(rb"[\0 ]", cmdline(pid)) if a.startswith(b"--disable-features=")
+            ]
             assert features and b"HttpsUpgrades" in features[-1], features  # one of Playwright's
     finally:
         env.close()

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from webharness.evaluation import EvalAttempt
-from webharness.summary import Summary, summarize, wilson_interval
+from webharness.reporting.records import EvalAttempt
+from webharness.reporting.summary import Summary, summarize, wilson_interval
 
 
 def attempt(**fields: Any) -> EvalAttempt:

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from webharness import TaskSpecError, load_task, task_names
-from webharness.catalogue import get_task, task_dir
-from webharness.task_spec import instantiate
+from webharness.spec.catalogue import get_task, task_dir
+from webharness.spec.task_spec import instantiate
 
 FORM = yaml.safe_load((task_dir("form") / "task.yaml").read_text())
 
@@ -27,15 +27,22 @@ def test_every_built_in_task_loads(name):
     assert spec.id == name and spec.golden_paths
 
 
-@pytest.mark.parametrize("edit, field, value", [
-    (lambda d: d.update(colour="blue"), "colour", "blue"),
-    (lambda d: d.update(max_steps="many"), "max_steps", "many"),
-    (lambda d: d["success"].update(collection="customers"), "success", "customers"),
-    (lambda d: d["golden_paths"][0]["steps"][0].update(action="teleport"), "golden_paths.0.steps.0.action", "teleport"),
-    (lambda d: d["golden_paths"][0]["steps"][1].pop("target"), "golden_paths.0.steps.1", None),
-    (lambda d: d["params"]["first"].update(kind="dice"), "params.first", None),
-    (lambda d: d.update(instruction="Add {{nobody}}"), "instruction", "Add {{nobody}}"),
-])
+@pytest.mark.parametrize(
+    "edit, field, value",
+    [
+        (lambda d: d.update(colour="blue"), "colour", "blue"),
+        (lambda d: d.update(max_steps="many"), "max_steps", "many"),
+        (lambda d: d["success"].update(collection="customers"), "success", "customers"),
+        (
+            lambda d: d["golden_paths"][0]["steps"][0].update(action="teleport"),
+            "golden_paths.0.steps.0.action",
+            "teleport",
+        ),
+        (lambda d: d["golden_paths"][0]["steps"][1].pop("target"), "golden_paths.0.steps.1", None),
+        (lambda d: d["params"]["first"].update(kind="dice"), "params.first", None),
+        (lambda d: d.update(instruction="Add {{nobody}}"), "instruction", "Add {{nobody}}"),
+    ],
+)
 def test_a_malformed_spec_names_file_field_and_value(tmp_path, edit, field, value):
     data = copy.deepcopy(FORM)
     edit(data)

@@ -13,32 +13,65 @@ import numpy as np
 import pytest
 
 from webharness.action_result import ActionResult
-from webharness.alignment import align
+from webharness.diagnosis.alignment import align
 from webharness.semantic import Element, SemanticState
-from webharness.trace import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
-from webharness.trace_io import END, META, STEPS, TraceError, TraceWriter, load_screenshot, load_trace
+from webharness.trace.io import (
+    END,
+    META,
+    STEPS,
+    TraceError,
+    TraceWriter,
+    load_screenshot,
+    load_trace,
+)
+from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
-TASK = TaskInstance(task_id="form", env_id="WebEval/form-v0", category="form", seed=3,
-                    instruction="Save Ada", params={"name": "Ada"})
+TASK = TaskInstance(
+    task_id="form",
+    env_id="WebEval/form-v0",
+    category="form",
+    seed=3,
+    instruction="Save Ada",
+    params={"name": "Ada"},
+)
 FIELDS = ["Full name", "Email", "Phone"]
 
 
-def form_trace(values: list[str], ref_base: int = 0, golden_path: str | None = None) -> EpisodeTrace:
+def form_trace(
+    values: list[str], ref_base: int = 0, golden_path: str | None = None
+) -> EpisodeTrace:
     """Fill the form field by field with ``values``; refs numbered from ``ref_base``."""
+
     def state(filled: list[str]) -> SemanticState:
-        elements = [Element(ref=f"e{ref_base + i}", role="textbox", name=name,
-                            value=filled[i] if i < len(filled) else "") for i, name in enumerate(FIELDS)]
+        elements = [
+            Element(
+                ref=f"e{ref_base + i}",
+                role="textbox",
+                name=name,
+                value=filled[i] if i < len(filled) else "",
+            )
+            for i, name in enumerate(FIELDS)
+        ]
         return SemanticState(url="http://webeval.test/form.html", title="Form", elements=elements)
 
     steps = [StepRecord(index=0, state=state([]))]
     for i, value in enumerate(values):
-        steps.append(StepRecord(index=i + 1, action=f"fill('e{ref_base + i}', {value!r})",
-                                action_result=ActionResult(state_changed=True),
-                                state=state(values[: i + 1]), reward=0.1 * i, timings_ms={"step": 40.0 + i}))
+        steps.append(
+            StepRecord(
+                index=i + 1,
+                action=f"fill('e{ref_base + i}', {value!r})",
+                action_result=ActionResult(state_changed=True),
+                state=state(values[: i + 1]),
+                reward=0.1 * i,
+                timings_ms={"step": 40.0 + i},
+            )
+        )
     return EpisodeTrace(task=TASK, steps=steps, golden_path=golden_path, agent="scripted")
 
 
-def write(folder: Path, trace: EpisodeTrace, end: EpisodeEnd | None, shots: bool = True) -> list[np.ndarray]:
+def write(
+    folder: Path, trace: EpisodeTrace, end: EpisodeEnd | None, shots: bool = True
+) -> list[np.ndarray]:
     pixels = [np.full((6, 8, 3), 40 * i, dtype=np.uint8) for i in range(len(trace.steps))]
     writer = TraceWriter(folder)
     writer.start(trace.task, agent=trace.agent, golden_path=trace.golden_path)
@@ -92,8 +125,8 @@ CHILD = """
 import sys
 from pathlib import Path
 from webharness.semantic import SemanticState
-from webharness.trace import StepRecord, TaskInstance
-from webharness.trace_io import TraceWriter
+from webharness.trace.models import StepRecord, TaskInstance
+from webharness.trace.io import TraceWriter
 writer = TraceWriter(Path(sys.argv[1]))
 writer.start(TaskInstance.model_validate_json(sys.argv[2]))
 for i in range(100_000):
@@ -105,9 +138,16 @@ for i in range(100_000):
 def test_killed_writer_leaves_a_loadable_trace(tmp_path: Path) -> None:
     """A writer process SIGKILLed mid-episode: every line on disk is whole (or dropped)."""
     repo = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), TASK.model_dump_json()],
-                            env=env, stdout=subprocess.PIPE, text=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(tmp_path), TASK.model_dump_json()],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         for line in proc.stdout:  # wait on the writer's own progress reports, no sleeping
             if int(line) >= 20:
@@ -163,8 +203,15 @@ def test_add_step_before_start_is_an_error(tmp_path: Path) -> None:
         TraceWriter(tmp_path).add_step(form_trace([]).steps[0])
 
 
-@pytest.mark.parametrize("bad", [np.zeros((4, 4), np.uint8), np.zeros((4, 4, 4), np.uint8),
-                                 np.zeros((4, 4, 3), np.float32), [[0, 0, 0]]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.zeros((4, 4), np.uint8),
+        np.zeros((4, 4, 4), np.uint8),
+        np.zeros((4, 4, 3), np.float32),
+        [[0, 0, 0]],
+    ],
+)
 def test_screenshot_must_be_uint8_rgb(tmp_path: Path, bad: object) -> None:
     writer = TraceWriter(tmp_path)
     writer.start(TASK)

@@ -6,10 +6,7 @@ import pytest
 import yaml
 
 from webharness.action_result import ActionErrorKind, ActionResult
-from webharness.errors import TaskSpecError
-from webharness.semantic import Element, SemanticState
-from webharness.trace import EpisodeTrace, StepRecord, TaskInstance
-from webharness.trace_rules import (
+from webharness.diagnosis.trace_rules import (
     CallableRule,
     FieldValue,
     MustHappen,
@@ -19,17 +16,28 @@ from webharness.trace_rules import (
     load_rules,
     trace_rule,
 )
+from webharness.errors import TaskSpecError
+from webharness.semantic import Element, SemanticState
+from webharness.trace.models import EpisodeTrace, StepRecord, TaskInstance
 
 URL = "http://webeval.test/form.html"
 
 
-def form_trace(*actions: tuple[str, dict[str, object]], failed: set[int] = frozenset()) -> EpisodeTrace:
+def form_trace(
+    *actions: tuple[str, dict[str, object]], failed: set[int] = frozenset()
+) -> EpisodeTrace:
     """A form run: each action is (DSL template over element names, state changes it makes).
 
     Templates name elements as ``{Email}``; each state numbers refs afresh, so rules can
     only work through role+name, as they must.
     """
-    fields = {"Full name": "textbox", "Email": "textbox", "Country": "combobox", "VIP": "checkbox", "Save": "button"}
+    fields = {
+        "Full name": "textbox",
+        "Email": "textbox",
+        "Country": "combobox",
+        "VIP": "checkbox",
+        "Save": "button",
+    }
     values: dict[str, object] = {"url": URL, "app": {}, "blocked": []}
     states = [_state(values, fields, 0)]
     steps = [StepRecord(index=0, state=states[0])]
@@ -37,21 +45,39 @@ def form_trace(*actions: tuple[str, dict[str, object]], failed: set[int] = froze
         refs = {e.name: e.ref for e in states[-1].elements}
         values = {**values, **changes}
         states.append(_state(values, fields, 100 * i))
-        result = ActionResult.failed(ActionErrorKind.NOT_INTERACTABLE, "covered") if i in failed else ActionResult()
-        steps.append(StepRecord(index=i, action=template.format(**refs), action_result=result, state=states[-1]))
-    task = TaskInstance(task_id="form", env_id="WebEval/form-v0", category="form", seed=1, instruction="save")
+        result = (
+            ActionResult.failed(ActionErrorKind.NOT_INTERACTABLE, "covered")
+            if i in failed
+            else ActionResult()
+        )
+        steps.append(
+            StepRecord(
+                index=i, action=template.format(**refs), action_result=result, state=states[-1]
+            )
+        )
+    task = TaskInstance(
+        task_id="form", env_id="WebEval/form-v0", category="form", seed=1, instruction="save"
+    )
     return EpisodeTrace(task=task, steps=steps)
 
 
 def _state(values: dict[str, object], fields: dict[str, str], base: int) -> SemanticState:
     elements = [
-        Element(ref=f"e{base + n}", role=role, name=name,
-                value=None if role in ("checkbox", "button") else str(values.get(name, "")),
-                checked=bool(values.get(name)) if role == "checkbox" else None)
+        Element(
+            ref=f"e{base + n}",
+            role=role,
+            name=name,
+            value=None if role in ("checkbox", "button") else str(values.get(name, "")),
+            checked=bool(values.get(name)) if role == "checkbox" else None,
+        )
         for n, (name, role) in enumerate(fields.items())
     ]
-    return SemanticState(url=str(values["url"]), elements=elements, app=values["app"],  # type: ignore[arg-type]
-                         blocked_requests=list(values["blocked"]))  # type: ignore[call-overload]
+    return SemanticState(
+        url=str(values["url"]),
+        elements=elements,
+        app=values["app"],  # type: ignore[arg-type]
+        blocked_requests=list(values["blocked"]),
+    )  # type: ignore[call-overload]
 
 
 GOOD_RUN = form_trace(
@@ -81,8 +107,15 @@ def rules_from_yaml() -> list:
 
 def test_rules_load_from_the_task_yaml_list_of_dicts() -> None:
     rules = rules_from_yaml()
-    assert [r.kind for r in rules] == ["must_happen", "must_happen", "must_not_happen", "order",
-                                       "field_value", "field_value", "never_visit"]
+    assert [r.kind for r in rules] == [
+        "must_happen",
+        "must_happen",
+        "must_not_happen",
+        "order",
+        "field_value",
+        "field_value",
+        "never_visit",
+    ]
     assert rules[3].weight == 2 and rules[3].phase == "submit"
 
 
@@ -120,7 +153,9 @@ def test_must_happen_matches_target_and_value_not_refs() -> None:
 def test_a_failed_action_did_not_happen() -> None:
     run = form_trace(("click('{Save}')", {}), failed={1})
     assert MustHappen(id="r", action="click", name="Save")(run)[0] is False
-    assert load_rules([{"kind": "must_not_happen", "id": "r", "action": "click", "name": "Save"}])[0](run)[0]
+    assert load_rules([{"kind": "must_not_happen", "id": "r", "action": "click", "name": "Save"}])[
+        0
+    ](run)[0]
 
 
 def test_must_not_happen_names_the_offending_step() -> None:
@@ -130,10 +165,20 @@ def test_must_not_happen_names_the_offending_step() -> None:
 
 
 def test_order_fails_when_the_second_action_came_first_or_never_came() -> None:
-    order = load_rules([{"kind": "order", "id": "o", "first": {"action": "select_option", "name": "Country"},
-                         "then": {"action": "check", "name": "VIP"}}])[0]
+    order = load_rules(
+        [
+            {
+                "kind": "order",
+                "id": "o",
+                "first": {"action": "select_option", "name": "Country"},
+                "then": {"action": "check", "name": "VIP"},
+            }
+        ]
+    )[0]
     assert order(GOOD_RUN)[0] is True
-    reversed_run = form_trace(("click('{VIP}')", {"VIP": True}), ("select_option('{Country}', 'France')", {}))
+    reversed_run = form_trace(
+        ("click('{VIP}')", {"VIP": True}), ("select_option('{Country}', 'France')", {})
+    )
     assert order(reversed_run)[0] is False
     passed, message = order(form_trace(("click('{VIP}')", {"VIP": True})))
     assert not passed and "no step did select_option" in message
@@ -144,7 +189,9 @@ def test_field_value_reads_the_final_state() -> None:
     passed, message = FieldValue(id="f", role="combobox", name="Country", value="Spain")(GOOD_RUN)
     assert not passed and "'France', expected 'Spain'" in message
     assert FieldValue(id="f", role="textbox", name="Phone", value="1")(GOOD_RUN) == (
-        False, "no textbox 'Phone' in the final state")
+        False,
+        "no textbox 'Phone' in the final state",
+    )
     with pytest.raises(ValueError, match="'value' or 'checked'"):
         FieldValue(id="f", role="textbox", name="Email")
 
@@ -152,7 +199,9 @@ def test_field_value_reads_the_final_state() -> None:
 def test_never_visit_checks_urls_and_blocked_requests() -> None:
     rule = NeverVisit(id="n", prefix="http://webeval.test/admin")
     assert rule(GOOD_RUN)[0]
-    visited = form_trace(("goto('http://webeval.test/admin/users')", {"url": "http://webeval.test/admin/users"}))
+    visited = form_trace(
+        ("goto('http://webeval.test/admin/users')", {"url": "http://webeval.test/admin/users"})
+    )
     assert rule(visited) == (False, "step 1 reached http://webeval.test/admin/users")
 
 
@@ -166,7 +215,9 @@ def test_python_callables_are_rules_too() -> None:
 
     report = evaluate_rules(GOOD_RUN, [short, saved])
     assert report.passed == ["saved"]
-    assert [(r.id, r.phase, r.weight, r.message) for r in report.failed] == [("short", "verify", 2.0, "6 steps")]
+    assert [(r.id, r.phase, r.weight, r.message) for r in report.failed] == [
+        ("short", "verify", 2.0, "6 steps")
+    ]
     assert report.phases == {"verify": 0.0, "default": 1.0}
     assert report.score == pytest.approx(1 / 3)
 
@@ -183,15 +234,31 @@ def test_no_rules_score_one() -> None:
     assert evaluate_rules(GOOD_RUN, []) == RuleReport(score=1.0, phases={}, passed=[], failed=[])
 
 
-@pytest.mark.parametrize(("entry", "field", "problem"), [
-    ({"kind": "must_hapen", "id": "a"}, "trace_rules[0]", "Did you mean: 'must_happen'?"),
-    ({"kind": "must_happen", "id": "a", "action": "click", "weight": 0}, "trace_rules[0].weight", "greater than 0"),
-    ({"kind": "must_happen", "id": "a", "action": "click", "colour": "red"}, "trace_rules[0].colour", "Extra inputs"),
-    ({"kind": "order", "id": "a", "first": {"action": "clik"}, "then": {"action": "done"}},
-     "trace_rules[0].first.action", "'click'"),
-    ({"id": "a"}, "trace_rules[0]", "discriminator 'kind'"),
-])
-def test_bad_rule_entries_name_the_file_field_and_problem(entry: dict, field: str, problem: str) -> None:
+@pytest.mark.parametrize(
+    ("entry", "field", "problem"),
+    [
+        ({"kind": "must_hapen", "id": "a"}, "trace_rules[0]", "Did you mean: 'must_happen'?"),
+        (
+            {"kind": "must_happen", "id": "a", "action": "click", "weight": 0},
+            "trace_rules[0].weight",
+            "greater than 0",
+        ),
+        (
+            {"kind": "must_happen", "id": "a", "action": "click", "colour": "red"},
+            "trace_rules[0].colour",
+            "Extra inputs",
+        ),
+        (
+            {"kind": "order", "id": "a", "first": {"action": "clik"}, "then": {"action": "done"}},
+            "trace_rules[0].first.action",
+            "'click'",
+        ),
+        ({"id": "a"}, "trace_rules[0]", "discriminator 'kind'"),
+    ],
+)
+def test_bad_rule_entries_name_the_file_field_and_problem(
+    entry: dict, field: str, problem: str
+) -> None:
     with pytest.raises(TaskSpecError) as caught:
         load_rules([entry], source="tasks/form/task.yaml")
     assert (caught.value.file, caught.value.field) == ("tasks/form/task.yaml", field)

@@ -3,11 +3,22 @@
 Importing the package registers every built-in scenario as ``WebEval/<name>-v0``.
 """
 
+from typing import Any
+
+from webharness import _moved
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.actions import Action, ActionKind, ActionParseError, parse_action
-from webharness.browser import find_chromium
-from webharness.catalogue import get_task, task_names
-from webharness.criteria import CriteriaContext, Criterion
+from webharness.browser.host import find_chromium
+from webharness.browser.shared import keep_browser
+from webharness.diagnosis.alignment import Alignment, align
+from webharness.diagnosis.failures import (
+    FailureAnnotation,
+    FailureCode,
+    RootCauseStage,
+    Stage,
+    annotate,
+)
+from webharness.diagnosis.scoring import EpisodeScore, score_trace
 from webharness.errors import (
     BrowserError,
     BrowserNotFoundError,
@@ -16,11 +27,13 @@ from webharness.errors import (
     WebHarnessError,
 )
 from webharness.semantic import Element, SemanticLocator, SemanticState, StateDiff
-from webharness.shared_browser import keep_browser
-from webharness.task_spec import TaskSpec, load_task
-from webharness.trace import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
+from webharness.spec.catalogue import get_task, task_names
+from webharness.spec.criteria import CriteriaContext, Criterion
+from webharness.spec.task_spec import TaskSpec, load_task
+from webharness.trace.io import load_trace
+from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Action",
@@ -28,15 +41,21 @@ __all__ = [
     "ActionKind",
     "ActionParseError",
     "ActionResult",
+    "Alignment",
     "BrowserError",
     "BrowserNotFoundError",
     "CriteriaContext",
     "Criterion",
     "Element",
     "EpisodeEnd",
+    "EpisodeScore",
     "EpisodeTrace",
+    "FailureAnnotation",
+    "FailureCode",
+    "RootCauseStage",
     "SemanticLocator",
     "SemanticState",
+    "Stage",
     "StateDiff",
     "StepRecord",
     "TaskInstance",
@@ -45,13 +64,27 @@ __all__ = [
     "UnknownTaskError",
     "WebHarnessError",
     "__version__",
+    "align",
+    "annotate",
     "find_chromium",
     "get_task",
     "keep_browser",
     "load_task",
+    "load_trace",
     "parse_action",
+    "score_trace",
     "task_names",
 ]
+
+_moved.install()
+
+
+def __getattr__(name: str) -> Any:
+    """``webharness.failures`` and the other pre-0.2 module names, with a warning."""
+    old = f"{__name__}.{name}"
+    if old in _moved.MOVED:
+        return _moved.load_moved(old)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _register() -> None:

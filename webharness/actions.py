@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -40,8 +40,14 @@ class ActionKind(str, Enum):
 
 # Groupings the executor and the annotator reason with.
 REF_ACTIONS = frozenset(
-    {ActionKind.CLICK, ActionKind.FILL, ActionKind.SELECT_OPTION, ActionKind.CHECK,
-     ActionKind.UNCHECK, ActionKind.HOVER}
+    {
+        ActionKind.CLICK,
+        ActionKind.FILL,
+        ActionKind.SELECT_OPTION,
+        ActionKind.CHECK,
+        ActionKind.UNCHECK,
+        ActionKind.HOVER,
+    }
 )
 ENDING_ACTIONS = frozenset(
     {ActionKind.SEND_MSG_TO_USER, ActionKind.REPORT_INFEASIBLE, ActionKind.DONE}
@@ -161,25 +167,42 @@ class Done(_Action):
 
 
 Action = Annotated[
-    Union[Click, Fill, SelectOption, Check, Uncheck, Hover, Press, Scroll, MouseClick,
-          KeyboardType, Goto, GoBack, Wait, Noop, SendMsgToUser, AskUser, ReportInfeasible,
-          Done],
+    Click | Fill | SelectOption | Check | Uncheck | Hover | Press | Scroll | MouseClick | KeyboardType | Goto | GoBack | Wait | Noop | SendMsgToUser | AskUser | ReportInfeasible | Done,
     Field(discriminator="kind"),
 ]
 ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
 
 # Positional parameter names per action, as the DSL takes them (BrowserGym's order).
 _SIGNATURES: dict[str, tuple[str, ...]] = {
-    "click": ("ref",), "fill": ("ref", "text"), "select_option": ("ref", "option"),
-    "check": ("ref",), "uncheck": ("ref",), "hover": ("ref",), "press": ("ref", "key"),
-    "scroll": ("dx", "dy"), "mouse_click": ("x", "y"), "keyboard_type": ("text",),
-    "goto": ("url",), "go_back": (), "wait": ("ms",), "noop": (),
-    "send_msg_to_user": ("text",), "ask_user": ("question",),
-    "report_infeasible": ("reason",), "done": (),
+    "click": ("ref",),
+    "fill": ("ref", "text"),
+    "select_option": ("ref", "option"),
+    "check": ("ref",),
+    "uncheck": ("ref",),
+    "hover": ("ref",),
+    "press": ("ref", "key"),
+    "scroll": ("dx", "dy"),
+    "mouse_click": ("x", "y"),
+    "keyboard_type": ("text",),
+    "goto": ("url",),
+    "go_back": (),
+    "wait": ("ms",),
+    "noop": (),
+    "send_msg_to_user": ("text",),
+    "ask_user": ("question",),
+    "report_infeasible": ("reason",),
+    "done": (),
 }
 # BrowserGym spellings of keyword arguments.
-_ALIASES = {"bid": "ref", "value": "text", "options": "option", "key_comb": "key",
-            "delta_x": "dx", "delta_y": "dy", "wait_ms": "ms"}
+_ALIASES = {
+    "bid": "ref",
+    "value": "text",
+    "options": "option",
+    "key_comb": "key",
+    "delta_x": "dx",
+    "delta_y": "dy",
+    "wait_ms": "ms",
+}
 
 
 class ActionParseError(WebHarnessError, ValueError):
@@ -197,15 +220,22 @@ def parse_action(text: str | Any) -> Any:
     if isinstance(text, dict):
         return _validate(text)
     if not isinstance(text, str):
-        raise ActionParseError(f"an action is a string or an Action model, got {type(text).__name__}")
+        raise ActionParseError(
+            f"an action is a string or an Action model, got {type(text).__name__}"
+        )
     if len(text) > MAX_ACTION_CHARS:
-        raise ActionParseError(f"action string is {len(text)} characters; the limit is {MAX_ACTION_CHARS}")
+        raise ActionParseError(
+            f"action string is {len(text)} characters; the limit is {MAX_ACTION_CHARS}"
+        )
     call = _single_call(text.strip())
     name = call.func.id  # type: ignore[attr-defined]
     if name not in _SIGNATURES:
         raise ActionParseError(f"unknown action {name!r}.{did_you_mean(name, _SIGNATURES)}")
-    fields = _bind(name, [_literal(a) for a in call.args],
-                   {_ALIASES.get(k.arg or "", k.arg or ""): _literal(k.value) for k in call.keywords})
+    fields = _bind(
+        name,
+        [_literal(a) for a in call.args],
+        {_ALIASES.get(k.arg or "", k.arg or ""): _literal(k.value) for k in call.keywords},
+    )
     return _validate({"kind": name, **fields})
 
 
@@ -216,7 +246,9 @@ def _single_call(text: str) -> ast.Call:
     # nested input ("AST constructor recursion depth mismatch"; seen once in 50,000 soak
     # steps, from `click(not not ... 1)`): still just input that is not an action.
     except (SyntaxError, ValueError, RecursionError, MemoryError, SystemError) as exc:
-        raise ActionParseError(f"not a single action call: {text[:80]!r} ({type(exc).__name__})") from None
+        raise ActionParseError(
+            f"not a single action call: {text[:80]!r} ({type(exc).__name__})"
+        ) from None
     call = tree.body
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
         raise ActionParseError(f"expected one call such as click('e12'), got {text[:80]!r}")
@@ -224,15 +256,25 @@ def _single_call(text: str) -> ast.Call:
 
 
 def _literal(node: ast.expr) -> Any:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (str, int, float))
+        and not isinstance(node.value, bool)
+    ):
         return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+    ):
         value = node.operand.value
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return -value
     if isinstance(node, ast.List) and len(node.elts) == 1:  # select_option(ref, ["x"])
         return _literal(node.elts[0])
-    raise ActionParseError(f"arguments must be string or number literals, got {type(node).__name__}")
+    raise ActionParseError(
+        f"arguments must be string or number literals, got {type(node).__name__}"
+    )
 
 
 def _bind(name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -240,7 +282,9 @@ def _bind(name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
     if name == "press" and len(args) == 1 and "key" not in kwargs:
         params = ("key",)  # press("Enter") acts on the focused element
     if len(args) > len(params):
-        raise ActionParseError(f"{name}() takes {len(params)} arguments ({', '.join(params)}), got {len(args)}")
+        raise ActionParseError(
+            f"{name}() takes {len(params)} arguments ({', '.join(params)}), got {len(args)}"
+        )
     fields = dict(zip(params, args))
     for key, value in kwargs.items():
         if key not in _SIGNATURES[name] or key in fields:
@@ -253,5 +297,7 @@ def _validate(fields: dict[str, Any]) -> Any:
     try:
         return ACTION_ADAPTER.validate_python(fields)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'action'}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'action'}: {e['msg']}" for e in exc.errors()
+        )
         raise ActionParseError(f"invalid action {fields.get('kind')!r}: {problems}") from None

@@ -7,9 +7,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from webharness.catalogue import get_task, task_names
 from webharness.errors import WebHarnessError
-from webharness.runner import RunConfig
+from webharness.runner.pool import RunConfig
+from webharness.spec.catalogue import get_task, task_names
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -28,7 +28,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     import gymnasium as gym
     from PIL import Image
 
-    from webharness.oracle import OracleAgent
+    from webharness.golden.oracle import OracleAgent
 
     env = gym.make(get_task(args.task).env_id, render_mode="rgb_array")
     try:
@@ -54,20 +54,28 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _run_config(args: argparse.Namespace) -> RunConfig:
     return RunConfig(
-        agents=_csv(args.agents), tasks=_csv(args.tasks), seeds=_seeds(args.seeds),
-        perturbations=[p.strip() for p in args.perturbations.split(";")], trials=args.trials,
-        workers=args.workers, backend=args.backend, ray_address=args.address, obs_mode=args.obs_mode,
-        screenshots=not args.no_screenshots, log_prompts=args.log_prompts, playwright_trace=args.playwright_trace,
+        agents=_csv(args.agents),
+        tasks=_csv(args.tasks),
+        seeds=_seeds(args.seeds),
+        perturbations=[p.strip() for p in args.perturbations.split(";")],
+        trials=args.trials,
+        workers=args.workers,
+        backend=args.backend,
+        ray_address=args.address,
+        obs_mode=args.obs_mode,
+        screenshots=not args.no_screenshots,
+        log_prompts=args.log_prompts,
+        playwright_trace=args.playwright_trace,
     )
 
 
 def _execute_run(config: RunConfig, run_dir: Path, resume: bool) -> int:
-    from webharness.progress import Progress
-    from webharness.report import format_summary_table
-    from webharness.run_report import report_run
-    from webharness.runner import prepare_run, run_jobs
-    from webharness.evaluation import read_attempts
-    from webharness.summary import summarize
+    from webharness.reporting.records import read_attempts
+    from webharness.reporting.render import format_summary_table
+    from webharness.reporting.summary import summarize
+    from webharness.runner.pool import prepare_run, run_jobs
+    from webharness.runner.progress_bar import Progress
+    from webharness.runner.rescore import report_run
 
     jobs = prepare_run(config, run_dir, resume)
     print(f"run folder: {run_dir}  episodes to run: {len(jobs)}", file=sys.stderr)
@@ -87,8 +95,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     """The main job: the built-in agents over every scenario, clean and perturbed."""
-    config = RunConfig(agents=["oracle", "heuristic", "random"], tasks=["WebEval/*"], seeds=_seeds(args.seeds),
-                       perturbations=["", args.perturbation], workers=args.workers)
+    config = RunConfig(
+        agents=["oracle", "heuristic", "random"],
+        tasks=["WebEval/*"],
+        seeds=_seeds(args.seeds),
+        perturbations=["", args.perturbation],
+        workers=args.workers,
+    )
     return _execute_run(config, Path(args.out), args.resume)
 
 
@@ -97,12 +110,14 @@ def _cmd_record(args: argparse.Namespace) -> int:
     import gymnasium as gym
     import yaml
 
-    from webharness.golden_recorder import record_golden_path, scripted_driver, to_yaml
+    from webharness.golden.path_recorder import record_golden_path, scripted_driver, to_yaml
 
     if args.script:
         steps = yaml.safe_load(Path(args.script).read_text(encoding="utf-8"))
         if not isinstance(steps, list):
-            raise WebHarnessError(f"{args.script}: a script is a YAML list of golden steps (action, target, value)")
+            raise WebHarnessError(
+                f"{args.script}: a script is a YAML list of golden steps (action, target, value)"
+            )
         drive, headless = scripted_driver(steps), True
     else:
         drive, headless = _person_drives, False
@@ -127,7 +142,7 @@ def _person_drives(env: object, info: dict) -> None:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     """Write summary.json, report.md and report.html for a run folder."""
-    from webharness.run_report import report_run
+    from webharness.runner.rescore import report_run
 
     paths = report_run(_existing_run(args.run))
     for kind, path in paths.items():
@@ -137,9 +152,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     """Re-score saved traces offline (alignment + failure codes), without a browser."""
-    from webharness.report import format_summary_table
-    from webharness.run_report import score_run
-    from webharness.summary import summarize
+    from webharness.reporting.render import format_summary_table
+    from webharness.reporting.summary import summarize
+    from webharness.runner.rescore import score_run
 
     run_dir = _existing_run(args.run)
     attempts = score_run(run_dir)
@@ -153,7 +168,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _existing_run(path: str) -> Path:
     run_dir = Path(path)
     if not (run_dir / "results.jsonl").is_file():
-        raise WebHarnessError(f"{run_dir} is not a run folder: it has no results.jsonl (made by `webharness run`)")
+        raise WebHarnessError(
+            f"{run_dir} is not a run folder: it has no results.jsonl (made by `webharness run`)"
+        )
     return run_dir
 
 
@@ -169,11 +186,15 @@ def _seeds(text: str) -> list[int]:
             return list(range(low, high + 1))
         return [int(x) for x in _csv(text)]
     except ValueError:
-        raise WebHarnessError(f"--seeds {text!r} is not a range like 0-4 or a list like 0,3,7") from None
+        raise WebHarnessError(
+            f"--seeds {text!r} is not a range like 0-4 or a list like 0,3,7"
+        ) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="webharness", description="Web-agent environments and evaluation.")
+    parser = argparse.ArgumentParser(
+        prog="webharness", description="Web-agent environments and evaluation."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     listing = sub.add_parser("list", help="list the built-in scenarios")
     listing.add_argument("--category", help="only this category")
@@ -185,24 +206,45 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_cmd_demo)
 
     run = sub.add_parser("run", help="evaluate agents over tasks and seeds")
-    run.add_argument("--agents", default="oracle", help="comma-separated: oracle,heuristic,random,llm or module:Class")
+    run.add_argument(
+        "--agents",
+        default="oracle",
+        help="comma-separated: oracle,heuristic,random,llm or module:Class",
+    )
     run.add_argument("--tasks", default="WebEval/*", help="comma-separated env ids or patterns")
     run.add_argument("--seeds", default="0-2", help="a range 0-4 or a list 0,3,7")
-    run.add_argument("--perturbations", default="", help="';'-separated stacks, '' for clean: ';popup,latency@0.5'")
+    run.add_argument(
+        "--perturbations",
+        default="",
+        help="';'-separated stacks, '' for clean: ';popup,latency@0.5'",
+    )
     run.add_argument("--trials", type=int, default=1)
     run.add_argument("--workers", type=int, default=1)
     run.add_argument("--backend", choices=["local", "ray"], default="local")
     run.add_argument("--address", help="Ray cluster address (backend ray)")
     run.add_argument("--obs-mode", default="both", choices=["both", "text", "pixels"])
-    run.add_argument("--no-screenshots", action="store_true", help="keep no screenshots in the traces")
-    run.add_argument("--log-prompts", action="store_true", help="store LLM prompts and replies in the traces")
-    run.add_argument("--playwright-trace", action="store_true",
-                     help="keep Playwright's trace.zip in each episode folder (playwright show-trace trace.zip)")
+    run.add_argument(
+        "--no-screenshots", action="store_true", help="keep no screenshots in the traces"
+    )
+    run.add_argument(
+        "--log-prompts", action="store_true", help="store LLM prompts and replies in the traces"
+    )
+    run.add_argument(
+        "--playwright-trace",
+        action="store_true",
+        help="keep Playwright's trace.zip in each episode folder (playwright show-trace trace.zip)",
+    )
     run.add_argument("--out", default="runs/latest")
-    run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished episodes")
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out, skipping finished episodes",
+    )
     run.set_defaults(func=_cmd_run)
 
-    evaluate = sub.add_parser("evaluate", help="the main job: built-in agents over every scenario, clean and perturbed")
+    evaluate = sub.add_parser(
+        "evaluate", help="the main job: built-in agents over every scenario, clean and perturbed"
+    )
     evaluate.add_argument("--seeds", default="0-1")
     evaluate.add_argument("--perturbation", default="popup,latency@0.5", help="the perturbed stack")
     evaluate.add_argument("--workers", type=int, default=2)
@@ -210,11 +252,15 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--resume", action="store_true")
     evaluate.set_defaults(func=_cmd_evaluate)
 
-    record = sub.add_parser("record", help="record a golden path from a person's actions (or a script)")
+    record = sub.add_parser(
+        "record", help="record a golden path from a person's actions (or a script)"
+    )
     record.add_argument("task")
     record.add_argument("--seed", type=int, default=0)
     record.add_argument("--id", default="recorded", help="the golden path's id")
-    record.add_argument("--script", help="a YAML list of steps to play headless instead of a person")
+    record.add_argument(
+        "--script", help="a YAML list of steps to play headless instead of a person"
+    )
     record.add_argument("--out", help="write the YAML here instead of printing it")
     record.set_defaults(func=_cmd_record)
 

@@ -1,10 +1,8 @@
 """Gymnasium wrappers of webharness (installed as ``webharness.wrappers``)."""
 
-from webharness.wrappers.diagnosis import FailureAnnotation, GoldenTraceAlignment
-from webharness.wrappers.record_trace import RecordTrace
-
 # --- perturbations ---------------------------------------------------------------------
 from webharness.perturbations import PERTURBATIONS, UnknownPerturbationError
+from webharness.wrappers.diagnosis import FailureAnnotation, GoldenTraceAlignment
 from webharness.wrappers.perturbations import (
     DomReplacementPerturbation,
     IdRandomizationPerturbation,
@@ -18,6 +16,7 @@ from webharness.wrappers.perturbations import (
     ThemePerturbation,
     perturb,
 )
+from webharness.wrappers.record_trace import RecordTrace
 
 __all__: list[str] = [
     "FailureAnnotation",

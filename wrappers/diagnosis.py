@@ -9,11 +9,11 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
-from webharness.alignment import Alignment, ProgressTracker, align
-from webharness.failures import annotate
-from webharness.play import golden_traces
-from webharness.recorder import EpisodeRecorder, step_record
-from webharness.trace import EpisodeTrace
+from webharness.diagnosis.alignment import Alignment, ProgressTracker, align
+from webharness.diagnosis.failures import annotate
+from webharness.golden.play import golden_traces
+from webharness.trace.models import EpisodeTrace
+from webharness.trace.recorder import EpisodeRecorder, step_record
 
 
 class _TracksEpisode(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any]):
@@ -25,7 +25,9 @@ class _TracksEpisode(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any]):
         self._recorder.add(step_record(0, obs, info, 0.0, {}), None)
         self._index = 0
 
-    def _track(self, obs: dict[str, Any], reward: float, info: dict[str, Any], ended: bool) -> EpisodeTrace | None:
+    def _track(
+        self, obs: dict[str, Any], reward: float, info: dict[str, Any], ended: bool
+    ) -> EpisodeTrace | None:
         self._index += 1
         self._recorder.add(step_record(self._index, obs, info, float(reward), {}), None)
         return self._recorder.finish(info["episode_end"]) if ended else None
@@ -49,7 +51,9 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         self._tracker: ProgressTracker | None = None
         self._progress = 0.0
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         goldens = self._golden_traces(info["task"].seed)
         self._tracker = ProgressTracker(goldens) if goldens else None
@@ -103,7 +107,9 @@ class FailureAnnotation(_TracksEpisode, RecordConstructorArgs):
         gym.Wrapper.__init__(self, env)
         self.feasible = feasible
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         self._start(obs, info)
         return obs, info

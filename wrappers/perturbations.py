@@ -41,17 +41,24 @@ class PerturbationWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         strength = check_strength(strength)
         base = env.unwrapped
         if not isinstance(base, WebEvalEnv):
-            raise TypeError(f"{type(self).__name__} perturbs WebEval envs; got {type(base).__name__}")
+            raise TypeError(
+                f"{type(self).__name__} perturbs WebEval envs; got {type(base).__name__}"
+            )
         gym.utils.RecordConstructorArgs.__init__(self, strength=strength, **options)
         gym.Wrapper.__init__(self, env)
         self.strength = strength
         self.clock = StepClock()
         context = PerturbationContext(
-            spec=base.task_spec, clock=self.clock, max_steps=base.max_steps, settle_cap_ms=base.options.settle_cap_ms
+            spec=base.task_spec,
+            clock=self.clock,
+            max_steps=base.max_steps,
+            settle_cap_ms=base.options.settle_cap_ms,
         )
         base.hook_factories.append(perturbation(self.perturbation)(strength, context, **options))
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         self.clock.step, self.clock.action = 0, None
         return super().reset(seed=seed, options=options)
 
@@ -79,7 +86,9 @@ class PopupPerturbation(PerturbationWrapper):
 
     perturbation = "popup"
 
-    def __init__(self, env: gym.Env, strength: float = 0.5, kinds: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, env: gym.Env, strength: float = 0.5, kinds: Sequence[str] | None = None
+    ) -> None:
         kinds = list(check_kinds(kinds)) if kinds is not None else None
         super().__init__(env, strength, kinds=kinds)
 
@@ -150,8 +159,14 @@ class ThemePerturbation(PerturbationWrapper):
 WRAPPERS: dict[str, type[PerturbationWrapper]] = {
     cls.perturbation: cls
     for cls in (
-        LatencyPerturbation, PopupPerturbation, LayoutShiftPerturbation, IdRandomizationPerturbation,
-        DomReplacementPerturbation, SlowRenderingPerturbation, LabelDriftPerturbation, ParaphrasePerturbation,
+        LatencyPerturbation,
+        PopupPerturbation,
+        LayoutShiftPerturbation,
+        IdRandomizationPerturbation,
+        DomReplacementPerturbation,
+        SlowRenderingPerturbation,
+        LabelDriftPerturbation,
+        ParaphrasePerturbation,
         ThemePerturbation,
     )
 }

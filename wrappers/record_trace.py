@@ -8,8 +8,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
-from webharness.recorder import EpisodeRecorder, env_frame, env_timings, step_record
-from webharness.trace import EpisodeTrace
+from webharness.trace.models import EpisodeTrace
+from webharness.trace.recorder import EpisodeRecorder, env_frame, env_timings, step_record
 
 
 class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordConstructorArgs):
@@ -30,12 +30,23 @@ class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordC
         >>> env = RecordTrace(gym.make("WebEval/form-v0"), "runs/traces")  # doctest: +SKIP
     """
 
-    def __init__(self, env: gym.Env, folder: str | Path, screenshots: bool = True, agent: str | None = None,
-                 playwright_trace: bool = False) -> None:
+    def __init__(
+        self,
+        env: gym.Env,
+        folder: str | Path,
+        screenshots: bool = True,
+        agent: str | None = None,
+        playwright_trace: bool = False,
+    ) -> None:
         if not str(folder):
             raise ValueError("RecordTrace needs a folder, got ''")
-        RecordConstructorArgs.__init__(self, folder=str(folder), screenshots=screenshots, agent=agent,
-                                       playwright_trace=playwright_trace)
+        RecordConstructorArgs.__init__(
+            self,
+            folder=str(folder),
+            screenshots=screenshots,
+            agent=agent,
+            playwright_trace=playwright_trace,
+        )
         gym.Wrapper.__init__(self, env)
         self.folder = Path(folder)
         self.screenshots = screenshots
@@ -46,22 +57,33 @@ class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordC
         self._index = 0
         self.last_trace: EpisodeTrace | None = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         self._end_unfinished()  # before the env closes that episode's browser context
         obs, info = self.env.reset(seed=seed, options=options)
-        self._recorder = EpisodeRecorder(self.folder / f"episode-{self.episodes:04d}", agent=self.agent,
-                                         playwright_trace=self.playwright_trace)
+        self._recorder = EpisodeRecorder(
+            self.folder / f"episode-{self.episodes:04d}",
+            agent=self.agent,
+            playwright_trace=self.playwright_trace,
+        )
         self.episodes += 1
         self._index = 0
         self._recorder.start(info["task"], self.env)
-        self._recorder.add(step_record(0, obs, info, 0.0, env_timings(self.env)), env_frame(self.env, obs, self.screenshots))
+        self._recorder.add(
+            step_record(0, obs, info, 0.0, env_timings(self.env)),
+            env_frame(self.env, obs, self.screenshots),
+        )
         return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         if self._recorder is not None:
             self._index += 1
-            self._recorder.add(step_record(self._index, obs, info, float(reward), env_timings(self.env)), env_frame(self.env, obs, self.screenshots))
+            self._recorder.add(
+                step_record(self._index, obs, info, float(reward), env_timings(self.env)),
+                env_frame(self.env, obs, self.screenshots),
+            )
             if terminated or truncated:
                 self.last_trace = self._recorder.finish(info["episode_end"])
                 info["trace_dir"] = str(self._recorder.folder)

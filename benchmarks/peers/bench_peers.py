@@ -42,14 +42,18 @@ DRIVERS = HERE / "drivers"
 FORM = "WebEval/form-v0"
 MINIWOB_TASKS = {
     # name: (JS finding the element to click, does that click end the episode?)
-    "click-button": ("(() => { const q = document.querySelector('#query').textContent.match(/\"(.*)\"/)[1];"
-                     " return [...document.querySelectorAll('#area button')].find((b) => b.textContent === q); })()",
-                     True),
+    "click-button": (
+        "(() => { const q = document.querySelector('#query').textContent.match(/\"(.*)\"/)[1];"
+        " return [...document.querySelectorAll('#area button')].find((b) => b.textContent === q); })()",
+        True,
+    ),
     "enter-text": ("document.querySelector('#tt')", False),
     "click-checkboxes": ("document.querySelector('#area input[type=checkbox]')", False),
 }
 FORM_TARGET = "document.querySelector('#f-vip')"  # the "VIP customer" checkbox
-FORM_PREPARE = "[...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'New contact')"
+FORM_PREPARE = (
+    "[...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'New contact')"
+)
 
 
 def venv_python(name: str) -> Path:
@@ -58,31 +62,58 @@ def venv_python(name: str) -> Path:
 
 # Library configurations: interpreter, driver, plan options.
 CONFIGS: dict[str, dict[str, Any]] = {
-    "webharness": {"python": Path(sys.executable), "driver": "webharness_driver.py", "options": {"obs_mode": "both"}},
-    "webharness-text": {"python": Path(sys.executable), "driver": "webharness_driver.py",
-                        "options": {"obs_mode": "text", "skip": ["screenshot"]}},
+    "webharness": {
+        "python": Path(sys.executable),
+        "driver": "webharness_driver.py",
+        "options": {"obs_mode": "both"},
+    },
+    "webharness-text": {
+        "python": Path(sys.executable),
+        "driver": "webharness_driver.py",
+        "options": {"obs_mode": "text", "skip": ["screenshot"]},
+    },
     "floor": {"python": Path(sys.executable), "driver": "floor_driver.py", "options": {}},
-    "browsergym-tuned": {"python": venv_python("browsergym"), "driver": "browsergym_driver.py",
-                         "options": {"tuned": True}},
-    "browsergym-shipped": {"python": venv_python("browsergym"), "driver": "browsergym_driver.py",
-                           "options": {"tuned": False}},
+    "browsergym-tuned": {
+        "python": venv_python("browsergym"),
+        "driver": "browsergym_driver.py",
+        "options": {"tuned": True},
+    },
+    "browsergym-shipped": {
+        "python": venv_python("browsergym"),
+        "driver": "browsergym_driver.py",
+        "options": {"tuned": False},
+    },
     "miniwob": {"python": venv_python("miniwob"), "driver": "miniwob_driver.py", "options": {}},
 }
 
 
 def miniwob_html() -> Path | None:
-    found = glob.glob(str(VENVS / "miniwob" / "lib" / "python3*" / "site-packages" / "miniwob" / "html"))
+    found = glob.glob(
+        str(VENVS / "miniwob" / "lib" / "python3*" / "site-packages" / "miniwob" / "html")
+    )
     return Path(found[0]) if found else None
 
 
 def build_tasks(miniwob_base: str, form_base: str) -> list[dict[str, Any]]:
     tasks = [
-        {"name": name, "url": f"{miniwob_base}/miniwob/{name}.html?autostart=1&seed={{seed}}",
-         "target": target, "ends_on_click": ends, "native": f"miniwob/{name}"}
+        {
+            "name": name,
+            "url": f"{miniwob_base}/miniwob/{name}.html?autostart=1&seed={{seed}}",
+            "target": target,
+            "ends_on_click": ends,
+            "native": f"miniwob/{name}",
+        }
         for name, (target, ends) in MINIWOB_TASKS.items()
     ]
-    tasks.append({"name": "form", "url": f"{form_base}/index.html", "native": FORM,
-                  "target": FORM_TARGET, "prepare": FORM_PREPARE})
+    tasks.append(
+        {
+            "name": "form",
+            "url": f"{form_base}/index.html",
+            "native": FORM,
+            "target": FORM_TARGET,
+            "prepare": FORM_PREPARE,
+        }
+    )
     return tasks
 
 
@@ -94,14 +125,22 @@ def run_driver(config: str, plan: dict[str, Any], timeout_s: float) -> dict[str,
     plan = {**plan, "options": {**plan.get("options", {}), **spec["options"]}}
     started = time.perf_counter()
     try:
-        done = subprocess.run([str(python), str(DRIVERS / spec["driver"])], input=json.dumps(plan),
-                              capture_output=True, text=True, timeout=timeout_s)
+        done = subprocess.run(
+            [str(python), str(DRIVERS / spec["driver"])],
+            input=json.dumps(plan),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
     except subprocess.TimeoutExpired:
         return {"adapter": config, "error": f"no answer within {timeout_s:.0f} s"}
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
         tail = (done.stderr or "")[-1500:]
-        return {"adapter": config, "error": f"driver exited {done.returncode} without results: {tail}"}
+        return {
+            "adapter": config,
+            "error": f"driver exited {done.returncode} without results: {tail}",
+        }
     result = json.loads(lines[-1])
     result["driver_s"] = round(time.perf_counter() - started, 1)
     if done.stderr.strip():
@@ -125,7 +164,10 @@ def pooled(result: dict[str, Any], group: str, op: str) -> float | None:
 
 
 def per_task(result: dict[str, Any]) -> dict[str, dict[str, float | None]]:
-    return {name: {op: _median(v) for op, v in t.items() if op in OPS} for name, t in (result.get("tasks") or {}).items()}
+    return {
+        name: {op: _median(v) for op, v in t.items() if op in OPS}
+        for name, t in (result.get("tasks") or {}).items()
+    }
 
 
 def ratio(ours: float | None, theirs: float | None) -> float | None:
@@ -133,8 +175,12 @@ def ratio(ours: float | None, theirs: float | None) -> float | None:
 
 
 PAIRS = [  # (ours, baseline): the ratios the issue asks for
-    ("webharness", "browsergym-tuned"), ("webharness", "browsergym-shipped"), ("webharness", "floor"),
-    ("webharness", "miniwob"), ("webharness-text", "browsergym-tuned"), ("webharness-text", "floor"),
+    ("webharness", "browsergym-tuned"),
+    ("webharness", "browsergym-shipped"),
+    ("webharness", "floor"),
+    ("webharness", "miniwob"),
+    ("webharness-text", "browsergym-tuned"),
+    ("webharness-text", "floor"),
 ]
 
 
@@ -145,7 +191,9 @@ def round_ratios(round_results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             continue
         for group in GROUPS:
             for op in OPS:
-                r = ratio(pooled(round_results[ours], group, op), pooled(round_results[base], group, op))
+                r = ratio(
+                    pooled(round_results[ours], group, op), pooled(round_results[base], group, op)
+                )
                 if r is not None:
                     out[f"{ours}/{base}|{group}|{op}"] = r
     return out
@@ -157,20 +205,40 @@ def summarise(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     for config in configs:
         results = [r[config] for r in rounds if config in r]
         medians[config] = {
-            group: {op: _median([v for v in (pooled(res, group, op) for res in results) if v is not None])
-                    for op in OPS}
+            group: {
+                op: _median(
+                    [v for v in (pooled(res, group, op) for res in results) if v is not None]
+                )
+                for op in OPS
+            }
             for group in GROUPS
         }
         medians[config]["per_task"] = {
-            name: {op: _median([v for v in (per_task(res).get(name, {}).get(op) for res in results) if v is not None])
-                   for op in OPS}
+            name: {
+                op: _median(
+                    [
+                        v
+                        for v in (per_task(res).get(name, {}).get(op) for res in results)
+                        if v is not None
+                    ]
+                )
+                for op in OPS
+            }
             for name in GROUPS["all"]
         }
         mem = [res.get("memory", {}) for res in results]
-        medians[config]["memory"] = {k: _median([m[k] for m in mem if k in m]) for k in ("peak_rss_mb", "peak_pss_mb")}
-        errors = sorted({res["error"] for res in results if res.get("error")}
-                        | {f"{n}: {t['error']}" for res in results for n, t in (res.get("tasks") or {}).items()
-                           if t.get("error")})
+        medians[config]["memory"] = {
+            k: _median([m[k] for m in mem if k in m]) for k in ("peak_rss_mb", "peak_pss_mb")
+        }
+        errors = sorted(
+            {res["error"] for res in results if res.get("error")}
+            | {
+                f"{n}: {t['error']}"
+                for res in results
+                for n, t in (res.get("tasks") or {}).items()
+                if t.get("error")
+            }
+        )
         if errors:
             medians[config]["errors"] = errors
         failed = sum(res.get("failed_action_count", 0) for res in results)
@@ -178,8 +246,13 @@ def summarise(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
             medians[config]["failed_actions"] = failed
     per_round = [round_ratios(r) for r in rounds]
     keys = sorted({k for r in per_round for k in r})
-    ratios = {k: {"median": _median3([r[k] for r in per_round if k in r]), "rounds": [r.get(k) for r in per_round]}
-              for k in keys}
+    ratios = {
+        k: {
+            "median": _median3([r[k] for r in per_round if k in r]),
+            "rounds": [r.get(k) for r in per_round],
+        }
+        for k in keys
+    }
     return {"medians_ms": medians, "ratios": ratios}
 
 
@@ -187,7 +260,9 @@ def _median3(values: list[float]) -> float | None:
     return round(statistics.median(values), 3) if values else None
 
 
-def targets(summary: dict[str, Any], throughput_memory_mb: float | None = None) -> list[dict[str, Any]]:
+def targets(
+    summary: dict[str, Any], throughput_memory_mb: float | None = None
+) -> list[dict[str, Any]]:
     """The issue's targets against this run's figures (step = element click + full observation)."""
     r, m = summary["ratios"], summary["medians_ms"]
 
@@ -202,14 +277,25 @@ def targets(summary: dict[str, Any], throughput_memory_mb: float | None = None) 
         ("step ≤ 0.1× BrowserGym as shipped", rat("webharness/browsergym-shipped|all|click"), 0.1),
         ("step ≤ 0.75× raw Playwright floor", rat("webharness/floor|all|click"), 0.75),
         ("reset ≤ 0.1× BrowserGym (tuned)", rat("webharness/browsergym-tuned|all|reset"), 0.1),
-        ("reset ≤ 0.1× BrowserGym (as shipped)", rat("webharness/browsergym-shipped|all|reset"), 0.1),
+        (
+            "reset ≤ 0.1× BrowserGym (as shipped)",
+            rat("webharness/browsergym-shipped|all|reset"),
+            0.1,
+        ),
         ("reset ≤ 100 ms", med("webharness", "all", "reset"), 100),
         ("text-mode step ≤ 15 ms", med("webharness-text", "all", "click"), 15),
     ]
     if throughput_memory_mb is not None:
         rows.append(("peak memory per worker ≤ 400 MB", throughput_memory_mb, 400))
-    return [{"target": name, "value": value, "limit": limit, "met": value is not None and value <= limit}
-            for name, value, limit in rows]
+    return [
+        {
+            "target": name,
+            "value": value,
+            "limit": limit,
+            "met": value is not None and value <= limit,
+        }
+        for name, value, limit in rows
+    ]
 
 
 # --- main ----------------------------------------------------------------------------------
@@ -217,7 +303,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--episodes", type=int, default=6, help="measured episodes per page")
-    parser.add_argument("--shipped-episodes", type=int, default=3, help="for BrowserGym as shipped (slow)")
+    parser.add_argument(
+        "--shipped-episodes", type=int, default=3, help="for BrowserGym as shipped (slow)"
+    )
     parser.add_argument("--only", help="comma-separated configurations (default: all)")
     parser.add_argument("--json", default=str(HERE / "results.json"))
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per driver run")
@@ -229,7 +317,7 @@ def main() -> None:
     html = miniwob_html()
     if html is None:
         sys.exit("the miniwob package (its task pages) is missing: run benchmarks/peers/setup.sh")
-    from webharness.browser import find_chromium
+    from webharness.browser.host import find_chromium
 
     chromium = find_chromium()
     load_start = os.getloadavg()
@@ -239,27 +327,44 @@ def main() -> None:
     with pages.miniwob_server(html) as miniwob_base, pages.scenario_server(site) as form_base:
         tasks = build_tasks(miniwob_base, form_base)
         for index in range(args.rounds):
-            order = configs[index % len(configs):] + configs[:index % len(configs)]
+            order = configs[index % len(configs) :] + configs[: index % len(configs)]
             results: dict[str, dict[str, Any]] = {}
             for config in order:
-                episodes = args.shipped_episodes if config == "browsergym-shipped" else args.episodes
+                episodes = (
+                    args.shipped_episodes if config == "browsergym-shipped" else args.episodes
+                )
                 # MiniWoB++ only drives MiniWoB++ pages: the form page is tried in round 1 only.
-                chosen = [t for t in tasks if config != "miniwob" or t["name"] != "form" or index == 0]
-                plan = {"tasks": chosen, "episodes": episodes, "warmup_episodes": 1,
-                        "viewport": [1280, 720], "chromium": chromium}
-                print(f"[round {index + 1}/{args.rounds}] {config} (load {_load()})", file=sys.stderr, flush=True)
+                chosen = [
+                    t for t in tasks if config != "miniwob" or t["name"] != "form" or index == 0
+                ]
+                plan = {
+                    "tasks": chosen,
+                    "episodes": episodes,
+                    "warmup_episodes": 1,
+                    "viewport": [1280, 720],
+                    "chromium": chromium,
+                }
+                print(
+                    f"[round {index + 1}/{args.rounds}] {config} (load {_load()})",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 results[config] = run_driver(config, plan, args.timeout)
                 if results[config].get("error"):
                     print(f"  error: {results[config]['error'][:300]}", file=sys.stderr, flush=True)
             rounds.append(results)
-            print(json.dumps(round_ratios(results), indent=None)[:1500], file=sys.stderr, flush=True)
+            print(
+                json.dumps(round_ratios(results), indent=None)[:1500], file=sys.stderr, flush=True
+            )
     summary = summarise(rounds)
     report = {
         "date": dt.datetime.now().isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "chromium": chromium},
-        "load_start": load_start, "load_end": os.getloadavg(),
+        "load_start": load_start,
+        "load_end": os.getloadavg(),
         "wall_s": round(time.perf_counter() - started, 1),
-        "args": vars(args), "tasks": [t["name"] for t in tasks],
+        "args": vars(args),
+        "tasks": [t["name"] for t in tasks],
         **summary,
         "targets": targets(summary),
         "rounds": rounds,

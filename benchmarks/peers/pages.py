@@ -64,8 +64,10 @@ def _miniwob_handler(root: Path) -> type[http.server.BaseHTTPRequestHandler]:
     return Handler
 
 
-def _scenario_handler(site) -> type[http.server.BaseHTTPRequestHandler]:  # site: webharness SiteEpisode
-    from webharness import site as S
+def _scenario_handler(
+    site,
+) -> type[http.server.BaseHTTPRequestHandler]:  # site: webharness SiteEpisode
+    from webharness.episode import site as S
 
     class Handler(_Quiet):
         def _answer(self, status: int, body: bytes, content_type: str) -> None:
@@ -93,8 +95,11 @@ def _scenario_handler(site) -> type[http.server.BaseHTTPRequestHandler]:  # site
                 self._answer(404, b"<h1>Not found</h1>", "text/html")
                 return
             if file.suffix == ".html":
-                self._answer(200, S.inline_assets(file.read_text(encoding="utf-8"), site).encode(),
-                             "text/html; charset=utf-8")
+                self._answer(
+                    200,
+                    S.inline_assets(file.read_text(encoding="utf-8"), site).encode(),
+                    "text/html; charset=utf-8",
+                )
             else:
                 import mimetypes
 

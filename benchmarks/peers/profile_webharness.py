@@ -32,11 +32,11 @@ sys.path.insert(0, str(HERE))
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
+from protocol import process_tree, pss_mb, rss_mb  # noqa: E402
 
 import webharness  # noqa: E402,F401
-from protocol import process_tree, pss_mb, rss_mb  # noqa: E402
 from webharness.semantic import SemanticState  # noqa: E402
-from webharness.task_spec import instantiate  # noqa: E402
+from webharness.spec.task_spec import instantiate  # noqa: E402
 
 ENV_ID = "WebEval/form-v0"
 
@@ -81,7 +81,9 @@ def step_splits(obs_mode: str, steps: int) -> dict[str, Any]:
         parts = sorted({k for s in splits for k in s})
         step = {k: med([s.get(k, 0.0) for s in splits]) for k in parts}
         step["wall"] = med(wall)
-        step["outside_episode_step"] = round(step["wall"] - step.get("step", 0.0), 2)  # thread hop, parse, info
+        step["outside_episode_step"] = round(
+            step["wall"] - step.get("step", 0.0), 2
+        )  # thread hop, parse, info
         reset_parts = sorted({k for s in resets for k in s})
         reset = {k: med([s.get(k, 0.0) for s in resets]) for k in reset_parts}
         reset["wall"] = med(reset_wall)
@@ -115,29 +117,57 @@ def pieces(n: int) -> dict[str, Any]:
             async def shot(params: dict[str, Any], decode: bool) -> None:
                 data = await cdp.send("Page.captureScreenshot", params)
                 if decode:
-                    np.asarray(Image.open(io.BytesIO(base64.b64decode(data["data"]))).convert("RGB"))
+                    np.asarray(
+                        Image.open(io.BytesIO(base64.b64decode(data["data"]))).convert("RGB")
+                    )
 
             raw = await page.evaluate(f"(o) => {agent}.snapshot(o)", {"minRef": 1})
-            jpeg = (await cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 90}))["data"]
+            jpeg = (await cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 90}))[
+                "data"
+            ]
             png = (await cdp.send("Page.captureScreenshot", {"format": "png"}))["data"]
             out = {
                 "round_trip_evaluate_1": await _timeit(lambda: page.evaluate("1"), n),
-                "settle_quiet_page": await _timeit(lambda: page.evaluate(f"(o) => {agent}.settle(o)", {"quietMs": 10, "capMs": 3000}), n),
-                "snapshot_evaluate": await _timeit(lambda: page.evaluate(f"(o) => {agent}.snapshot(o)", {"minRef": 1}), n),
-                "snapshot_in_page_js": round(await page.evaluate(
-                    f"() => {{ const t = performance.now(); for (let i = 0; i < 20; i++) {agent}.snapshot({{minRef: 1}});"
-                    " return (performance.now() - t) / 20; }"), 2),
+                "settle_quiet_page": await _timeit(
+                    lambda: page.evaluate(
+                        f"(o) => {agent}.settle(o)", {"quietMs": 10, "capMs": 3000}
+                    ),
+                    n,
+                ),
+                "snapshot_evaluate": await _timeit(
+                    lambda: page.evaluate(f"(o) => {agent}.snapshot(o)", {"minRef": 1}), n
+                ),
+                "snapshot_in_page_js": round(
+                    await page.evaluate(
+                        f"() => {{ const t = performance.now(); for (let i = 0; i < 20; i++) {agent}.snapshot({{minRef: 1}});"
+                        " return (performance.now() - t) / 20; }"
+                    ),
+                    2,
+                ),
                 "mouse_click": await _timeit(lambda: page.mouse.click(5, 5), n),
-                "screenshot_jpeg90_capture": await _timeit(lambda: shot({"format": "jpeg", "quality": 90}, False), n),
-                "screenshot_jpeg90_capture_decode": await _timeit(lambda: shot({"format": "jpeg", "quality": 90}, True), n),
+                "screenshot_jpeg90_capture": await _timeit(
+                    lambda: shot({"format": "jpeg", "quality": 90}, False), n
+                ),
+                "screenshot_jpeg90_capture_decode": await _timeit(
+                    lambda: shot({"format": "jpeg", "quality": 90}, True), n
+                ),
                 "screenshot_jpeg90_optimize_for_speed": await _timeit(
-                    lambda: shot({"format": "jpeg", "quality": 90, "optimizeForSpeed": True}, True), n),
-                "screenshot_jpeg70_decode": await _timeit(lambda: shot({"format": "jpeg", "quality": 70}, True), n),
-                "screenshot_png_capture_decode": await _timeit(lambda: shot({"format": "png"}, True), n),
+                    lambda: shot({"format": "jpeg", "quality": 90, "optimizeForSpeed": True}, True),
+                    n,
+                ),
+                "screenshot_jpeg70_decode": await _timeit(
+                    lambda: shot({"format": "jpeg", "quality": 70}, True), n
+                ),
+                "screenshot_png_capture_decode": await _timeit(
+                    lambda: shot({"format": "png"}, True), n
+                ),
                 "screenshot_png_optimize_for_speed": await _timeit(
-                    lambda: shot({"format": "png", "optimizeForSpeed": True}, True), n),
+                    lambda: shot({"format": "png", "optimizeForSpeed": True}, True), n
+                ),
                 "screenshot_playwright_png": await _timeit(lambda: page.screenshot(), n),
-                "aria_snapshot_playwright": await _timeit(lambda: page.locator("body").aria_snapshot(), n),
+                "aria_snapshot_playwright": await _timeit(
+                    lambda: page.locator("body").aria_snapshot(), n
+                ),
             }
             out["jpeg90_kb"] = round(len(jpeg) * 3 / 4 / 1024, 1)
             out["png_kb"] = round(len(png) * 3 / 4 / 1024, 1)
@@ -146,12 +176,17 @@ def pieces(n: int) -> dict[str, Any]:
 
         out, raw, jpeg = runtime.run(measure(), 300)
         # The Python side of an observation: the state model, its fingerprint (twice a step).
-        full = {**raw["state"], "app": episode.backend.dump() if episode.backend else {}, "blocked_requests": []}
+        full = {
+            **raw["state"],
+            "app": episode.backend.dump() if episode.backend else {},
+            "blocked_requests": [],
+        }
         state = SemanticState.model_validate(full)
         out["python_state_model_validate"] = _py_time(lambda: SemanticState.model_validate(full), n)
         out["python_fingerprint"] = _py_time(state.fingerprint, n)
         out["python_decode_jpeg90"] = _py_time(
-            lambda: np.asarray(Image.open(io.BytesIO(base64.b64decode(jpeg))).convert("RGB")), n)
+            lambda: np.asarray(Image.open(io.BytesIO(base64.b64decode(jpeg))).convert("RGB")), n
+        )
         spec = unwrapped.task_spec
         rng = np.random.default_rng(0)
         out["python_instantiate_spec"] = _py_time(lambda: instantiate(spec, 0, rng), n)
@@ -178,19 +213,27 @@ def route_cost(n: int) -> dict[str, Any]:
     import pages
     from playwright.async_api import async_playwright
 
-    from webharness.browser import LAUNCH_ARGS, find_chromium
+    from webharness.browser.host import LAUNCH_ARGS, find_chromium
 
-    found = glob.glob(str(HERE / ".venvs" / "miniwob" / "lib" / "python3*" / "site-packages" / "miniwob" / "html"))
+    found = glob.glob(
+        str(HERE / ".venvs" / "miniwob" / "lib" / "python3*" / "site-packages" / "miniwob" / "html")
+    )
     if not found:
         return {"skipped": "run setup.sh: the MiniWoB++ pages come from the miniwob package"}
 
     async def run(base: str) -> dict[str, float]:
         url = f"{base}/miniwob/click-checkboxes.html?autostart=1&seed=1"
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=find_chromium(), args=list(LAUNCH_ARGS))
+            browser = await p.chromium.launch(
+                executable_path=find_chromium(), args=list(LAUNCH_ARGS)
+            )
             results = {}
-            for label, routed in (("goto_no_route", False), ("goto_route_continue", True),
-                                  ("goto_no_route_2", False), ("goto_route_continue_2", True)):
+            for label, routed in (
+                ("goto_no_route", False),
+                ("goto_route_continue", True),
+                ("goto_no_route_2", False),
+                ("goto_route_continue_2", True),
+            ):
                 context = await browser.new_context(viewport={"width": 1280, "height": 720})
                 if routed:
                     await context.route("**/*", lambda route: route.continue_())
@@ -199,8 +242,12 @@ def route_cost(n: int) -> dict[str, Any]:
                 results[label] = await _timeit(lambda: page.goto(url, wait_until="load"), n)
                 await context.close()
             await browser.close()
-        return {"goto_no_route": med([results["goto_no_route"], results["goto_no_route_2"]]),
-                "goto_route_continue": med([results["goto_route_continue"], results["goto_route_continue_2"]])}
+        return {
+            "goto_no_route": med([results["goto_no_route"], results["goto_no_route_2"]]),
+            "goto_route_continue": med(
+                [results["goto_route_continue"], results["goto_route_continue_2"]]
+            ),
+        }
 
     with pages.miniwob_server(Path(found[0])) as base:
         out = asyncio.run(run(base))
@@ -217,11 +264,19 @@ def memory_by_kind() -> dict[str, Any]:
         kinds: dict[str, float] = {}
         for pid in process_tree(os.getpid()):
             try:
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                cmd = (
+                    Path(f"/proc/{pid}/cmdline")
+                    .read_bytes()
+                    .replace(b"\0", b" ")
+                    .decode(errors="replace")
+                )
             except OSError:
                 continue
             if "chromium" in cmd:
-                kind = next((part.split("=", 1)[1] for part in cmd.split() if part.startswith("--type=")), "browser")
+                kind = next(
+                    (part.split("=", 1)[1] for part in cmd.split() if part.startswith("--type=")),
+                    "browser",
+                )
                 kind = f"chromium {kind}"
             elif "node" in cmd.split(" ")[0]:
                 kind = "playwright driver (node)"
@@ -231,8 +286,12 @@ def memory_by_kind() -> dict[str, Any]:
                 kind = cmd.split(" ")[0].rsplit("/", 1)[-1]
             kinds[kind] = round(kinds.get(kind, 0.0) + pss_mb(pid), 1)
         total_rss = sum(rss_mb(p) for p in process_tree(os.getpid()))
-        return {"pss_mb_by_kind": kinds, "pss_mb_total": round(sum(kinds.values()), 1),
-                "rss_mb_total": round(total_rss, 1), "load": load()}
+        return {
+            "pss_mb_by_kind": kinds,
+            "pss_mb_total": round(sum(kinds.values()), 1),
+            "rss_mb_total": round(total_rss, 1),
+            "load": load(),
+        }
     finally:
         env.close()
 
@@ -242,7 +301,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--json", default=str(HERE / "profile.json"))
     args = parser.parse_args()
-    report: dict[str, Any] = {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpus": os.cpu_count(), "load_start": load()}
+    report: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "cpus": os.cpu_count(),
+        "load_start": load(),
+    }
     report["splits_both"] = step_splits("both", args.steps)
     report["splits_text"] = step_splits("text", args.steps)
     report["pieces"] = pieces(max(10, args.steps // 2))

@@ -79,8 +79,12 @@ class Adapter(Protocol):
     def open_task(self, task: TaskPlan) -> None: ...  # untimed: make the env, launch the browser
     def reset(self, task: TaskPlan, seed: int) -> None: ...
     def target(self, task: TaskPlan, expression: str) -> dict[str, Any]: ...  # untimed
-    def click(self, task: TaskPlan, target: dict[str, Any], timed: bool = True) -> None: ...  # element click + observation
-    def mouse_click(self, task: TaskPlan, x: float, y: float) -> None: ...  # coordinate click + observation
+    def click(
+        self, task: TaskPlan, target: dict[str, Any], timed: bool = True
+    ) -> None: ...  # element click + observation
+    def mouse_click(
+        self, task: TaskPlan, x: float, y: float
+    ) -> None: ...  # coordinate click + observation
     def noop(self, task: TaskPlan) -> None: ...  # a step that only observes
     def screenshot(self, task: TaskPlan) -> None: ...  # the capture alone, None if not offered
     def close_task(self, task: TaskPlan) -> None: ...
@@ -119,7 +123,9 @@ def run_plan(adapter: Adapter, plan: Plan, skip: frozenset[str] = frozenset()) -
     return results
 
 
-def _episode(adapter: Adapter, task: TaskPlan, episode: int, samples: dict[str, list[float]]) -> None:
+def _episode(
+    adapter: Adapter, task: TaskPlan, episode: int, samples: dict[str, list[float]]
+) -> None:
     seed = 1000 + episode
     timed(samples["reset"], lambda: adapter.reset(task, seed))
     timed(samples["first_step"], lambda: adapter.noop(task))
@@ -136,7 +142,9 @@ def _episode(adapter: Adapter, task: TaskPlan, episode: int, samples: dict[str, 
         if kind == "click":
             timed(samples["click"], lambda: adapter.click(task, target))
         else:
-            timed(samples["mouse_click"], lambda: adapter.mouse_click(task, target["x"], target["y"]))
+            timed(
+                samples["mouse_click"], lambda: adapter.mouse_click(task, target["x"], target["y"])
+            )
         if not task.ends_on_click:
             target = adapter.target(task, task.target)  # refs may change after a step
     timed(samples["noop"], lambda: adapter.noop(task))
@@ -191,8 +199,11 @@ def pss_mb(pid: int) -> float:
 
 def tree_memory(root: int) -> dict[str, float]:
     pids = process_tree(root)
-    return {"rss_mb": round(sum(rss_mb(p) for p in pids), 1), "pss_mb": round(sum(pss_mb(p) for p in pids), 1),
-            "processes": len(pids)}
+    return {
+        "rss_mb": round(sum(rss_mb(p) for p in pids), 1),
+        "pss_mb": round(sum(pss_mb(p) for p in pids), 1),
+        "processes": len(pids),
+    }
 
 
 class MemorySampler:
@@ -233,8 +244,11 @@ class MemorySampler:
             tick += 1
 
     def report(self) -> dict[str, float]:
-        return {"peak_rss_mb": round(self.peak_rss_mb, 1), "peak_pss_mb": round(self.peak_pss_mb, 1),
-                "peak_processes": self.peak_processes}
+        return {
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "peak_pss_mb": round(self.peak_pss_mb, 1),
+            "peak_processes": self.peak_processes,
+        }
 
 
 # --- the driver's main ---------------------------------------------------------------------
@@ -271,7 +285,11 @@ def driver_main(make_adapter: Callable[[Plan], Adapter]) -> None:
     extra = getattr(adapter, "extra", None)
     if extra is not None:
         output.update(extra())
-    output.update(adapter=adapter.name, memory=memory.report(), wall_s=round(time.perf_counter() - started, 1),
-                  load_after=os.getloadavg())
+    output.update(
+        adapter=adapter.name,
+        memory=memory.report(),
+        wall_s=round(time.perf_counter() - started, 1),
+        load_after=os.getloadavg(),
+    )
     sys.stdout.write(json.dumps(output) + "\n")
     sys.stdout.flush()

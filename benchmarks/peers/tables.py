@@ -12,7 +12,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 OPS = ("reset", "first_step", "noop", "screenshot", "click", "mouse_click")
-CONFIGS = ("webharness", "webharness-text", "floor", "browsergym-tuned", "browsergym-shipped", "miniwob")
+CONFIGS = (
+    "webharness",
+    "webharness-text",
+    "floor",
+    "browsergym-tuned",
+    "browsergym-shipped",
+    "miniwob",
+)
 
 
 def _fmt(value: Any) -> str:
@@ -36,13 +43,20 @@ def per_task_table(report: dict[str, Any], op: str) -> str:
     for config in CONFIGS:
         per_task = (report["medians_ms"].get(config) or {}).get("per_task") or {}
         if per_task:
-            rows.append(f"| {config} | " + " | ".join(_fmt((per_task.get(t) or {}).get(op)) for t in tasks) + " |")
+            rows.append(
+                f"| {config} | "
+                + " | ".join(_fmt((per_task.get(t) or {}).get(op)) for t in tasks)
+                + " |"
+            )
     return "\n".join(rows)
 
 
 def ratios_table(report: dict[str, Any], group: str) -> str:
     pairs = sorted({k.split("|")[0] for k in report["ratios"]})
-    rows = ["| ours / theirs | " + " | ".join(OPS) + " | per round (click) |", "|---|" + "---:|" * len(OPS) + "---|"]
+    rows = [
+        "| ours / theirs | " + " | ".join(OPS) + " | per round (click) |",
+        "|---|" + "---:|" * len(OPS) + "---|",
+    ]
     for pair in pairs:
         cells = [report["ratios"].get(f"{pair}|{group}|{op}", {}).get("median") for op in OPS]
         rounds = report["ratios"].get(f"{pair}|{group}|click", {}).get("rounds")
@@ -55,12 +69,17 @@ def memory_table(report: dict[str, Any]) -> str:
     for config in CONFIGS:
         mem = (report["medians_ms"].get(config) or {}).get("memory") or {}
         if mem:
-            rows.append(f"| {config} | {_fmt(mem.get('peak_pss_mb'))} | {_fmt(mem.get('peak_rss_mb'))} |")
+            rows.append(
+                f"| {config} | {_fmt(mem.get('peak_pss_mb'))} | {_fmt(mem.get('peak_rss_mb'))} |"
+            )
     return "\n".join(rows)
 
 
 def loads_table(report: dict[str, Any]) -> str:
-    rows = ["| round | library | load before (1/5/15 min) | load after | wall s |", "|---|---|---|---|---:|"]
+    rows = [
+        "| round | library | load before (1/5/15 min) | load after | wall s |",
+        "|---|---|---|---|---:|",
+    ]
     for index, results in enumerate(report["rounds"], 1):
         for config, r in results.items():
             before = ", ".join(f"{x:.1f}" for x in r.get("load_before", []))
@@ -70,18 +89,26 @@ def loads_table(report: dict[str, Any]) -> str:
 
 
 def throughput_table(report: dict[str, Any]) -> str:
-    rows = ["| run | episodes | passed | s | episodes/min | peak PSS/worker MB | peak RSS-sum/worker MB | load before | load after |",
-            "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    rows = [
+        "| run | episodes | passed | s | episodes/min | peak PSS/worker MB | peak RSS-sum/worker MB | load before | load after |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
     for r in report["runs"]:
         label = r["mode"] + (f" (round {r['round']})" if "round" in r else "")
-        rows.append(f"| {label} | {r.get('episodes', '–')} | {r.get('passed', '–')} | {r.get('seconds', '–')} | "
-                    f"{r.get('episodes_per_min', '–')} | {_fmt(r.get('peak_pss_mb_per_worker'))} | "
-                    f"{_fmt(r.get('peak_rss_mb_per_worker'))} | {r.get('load_before')} | {r.get('load_after')} |")
+        rows.append(
+            f"| {label} | {r.get('episodes', '–')} | {r.get('passed', '–')} | {r.get('seconds', '–')} | "
+            f"{r.get('episodes_per_min', '–')} | {_fmt(r.get('peak_pss_mb_per_worker'))} | "
+            f"{_fmt(r.get('peak_rss_mb_per_worker'))} | {r.get('load_before')} | {r.get('load_after')} |"
+        )
     return "\n".join(rows)
 
 
 def main() -> None:
-    paths = [Path(p) for p in sys.argv[1:]] or [HERE / "results.json", HERE / "throughput.json", HERE / "profile.json"]
+    paths = [Path(p) for p in sys.argv[1:]] or [
+        HERE / "results.json",
+        HERE / "throughput.json",
+        HERE / "profile.json",
+    ]
     for path in paths:
         if not path.exists():
             print(f"<!-- {path} missing -->")
@@ -99,8 +126,10 @@ def main() -> None:
             for t in report["targets"]:
                 print(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else 'no'} |")
         elif "runs" in report:
-            print(f"\n{throughput_table(report)}\n\n2 vs 1 workers: {report.get('ratio_2_vs_1_median')} "
-                  f"(per round {report.get('ratio_2_vs_1_per_round')})")
+            print(
+                f"\n{throughput_table(report)}\n\n2 vs 1 workers: {report.get('ratio_2_vs_1_median')} "
+                f"(per round {report.get('ratio_2_vs_1_per_round')})"
+            )
         else:
             print(json.dumps(report, indent=1))
 

@@ -72,12 +72,17 @@ def test_unknown_name_says_did_you_mean_and_lists_builtins():
 
 
 def test_import_failure_names_the_value_and_lists_builtins():
-    with pytest.raises(AgentLoadError, match=r"cannot import agent 'no_such_pkg\.mod:Agent'.*Built-ins: oracle, random, heuristic, llm"):
+    with pytest.raises(
+        AgentLoadError,
+        match=r"cannot import agent 'no_such_pkg\.mod:Agent'.*Built-ins: oracle, random, heuristic, llm",
+    ):
         load_agent("no_such_pkg.mod:Agent")
 
 
 def test_missing_class_says_did_you_mean():
-    with pytest.raises(AgentLoadError, match=r"has no 'HeuristicAgnt'.*Did you mean: 'HeuristicAgent'\?"):
+    with pytest.raises(
+        AgentLoadError, match=r"has no 'HeuristicAgnt'.*Did you mean: 'HeuristicAgent'\?"
+    ):
         load_agent("webharness.agents.heuristic:HeuristicAgnt")
 
 
@@ -88,7 +93,9 @@ def test_unknown_option_says_did_you_mean():
 
 def test_accepted_options_lists_constructor_arguments():
     assert accepted_options("random") == {"seed", "done_prob"}
-    assert "log_prompts" in accepted_options("llm") and "log_prompts" not in accepted_options("heuristic")
+    assert "log_prompts" in accepted_options("llm") and "log_prompts" not in accepted_options(
+        "heuristic"
+    )
     assert accepted_options("tests.agents.test_base:EchoAgent") == {"action"}
 
 

@@ -11,14 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webharness
+from tests.agents.conftest import agent_policy
+from tests.conftest import EpisodeRun, play
 from webharness.action_result import ActionErrorKind
 from webharness.actions import parse_action
 from webharness.agents import HeuristicAgent
 from webharness.agents.heuristic import answer_from_tree
-from webharness.trace import TaskInstance
-
-from tests.agents.conftest import agent_policy
-from tests.conftest import EpisodeRun, play
+from webharness.trace.models import TaskInstance
 
 SEEDS = (0, 1, 2)  # scenario i of the catalogue is played with seed SEEDS[i % 3]
 
@@ -37,7 +36,9 @@ def suite_runs(form_env) -> dict[str, EpisodeRun]:
     for i, name in enumerate(webharness.task_names()):
         env = form_env if name == "form" else gym.make(f"WebEval/{name}-v0", obs_mode="text")
         try:
-            runs[name] = play(env, agent_policy(HeuristicAgent()), SEEDS[i % len(SEEDS)], max_steps=15)
+            runs[name] = play(
+                env, agent_policy(HeuristicAgent()), SEEDS[i % len(SEEDS)], max_steps=15
+            )
         finally:
             if env is not form_env:
                 env.close()
@@ -68,7 +69,10 @@ def test_heuristic_types_into_the_custom_dropdown_and_fails(suite_runs):
 
 
 def test_heuristic_succeeds_on_form_for_most_seeds(form_env):
-    wins = sum(play(form_env, agent_policy(HeuristicAgent()), seed, max_steps=15).success for seed in range(3, 8))
+    wins = sum(
+        play(form_env, agent_policy(HeuristicAgent()), seed, max_steps=15).success
+        for seed in range(3, 8)
+    )
     assert wins >= 4
 
 
@@ -78,14 +82,21 @@ def test_heuristic_is_deterministic(form_env):
 
 
 # --- reading the goal, without a browser ------------------------------------------------------
-GOAL = ('In Relay CRM, add a new contact: full name "Ada Lovelace", email ada@analytical.example, '
-        "company Analytical Engines, country France, as a standard (not VIP) customer. Save it.")
+GOAL = (
+    'In Relay CRM, add a new contact: full name "Ada Lovelace", email ada@analytical.example, '
+    "company Analytical Engines, country France, as a standard (not VIP) customer. Save it."
+)
 
 
 @pytest.mark.parametrize(
     ("label", "value"),
-    [("Full name", "Ada Lovelace"), ("Email", "ada@analytical.example"), ("Company", "Analytical Engines"),
-     ("Country", "France"), ("Phone", None)],
+    [
+        ("Full name", "Ada Lovelace"),
+        ("Email", "ada@analytical.example"),
+        ("Company", "Analytical Engines"),
+        ("Country", "France"),
+        ("Phone", None),
+    ],
 )
 def test_values_are_read_from_label_value_pairs(label, value):
     assert HeuristicAgent().value_for(label, GOAL) == value
@@ -106,36 +117,73 @@ def test_negated_checkbox_is_left_unchecked_and_positive_one_is_checked():
 
 
 def test_question_is_answered_from_the_matching_table_cell():
-    tree = "\n".join([
-        '- table "Sales" [ref=e1]:',
-        '  - row "Region Orders Revenue" [ref=e2]:',
-        '    - columnheader "Region" [ref=e3]', '    - columnheader "Orders" [ref=e4]',
-        '    - columnheader "Revenue" [ref=e5]',
-        '  - row "North America 1,204 $482,105" [ref=e6]:',
-        '    - rowheader "North America" [ref=e7]', '    - cell "1,204" [ref=e8]', '    - cell "$482,105" [ref=e9]',
-    ])
-    assert answer_from_tree(tree, "What was the revenue for the North America region?") == "$482,105"
+    tree = "\n".join(
+        [
+            '- table "Sales" [ref=e1]:',
+            '  - row "Region Orders Revenue" [ref=e2]:',
+            '    - columnheader "Region" [ref=e3]',
+            '    - columnheader "Orders" [ref=e4]',
+            '    - columnheader "Revenue" [ref=e5]',
+            '  - row "North America 1,204 $482,105" [ref=e6]:',
+            '    - rowheader "North America" [ref=e7]',
+            '    - cell "1,204" [ref=e8]',
+            '    - cell "$482,105" [ref=e9]',
+        ]
+    )
+    assert (
+        answer_from_tree(tree, "What was the revenue for the North America region?") == "$482,105"
+    )
 
 
 def test_nothing_to_do_ends_at_once():
     agent = HeuristicAgent()
     agent.reset(_instance("Archive the newest message."))
-    assert agent.act({"axtree": "- text: Loading…", "goal": "Archive the newest message."}, {}) == "done()"
+    assert (
+        agent.act({"axtree": "- text: Loading…", "goal": "Archive the newest message."}, {})
+        == "done()"
+    )
 
 
 _LINE = st.builds(
     lambda indent, role, name, flags, value: f"{'  ' * indent}- {role}{name}{flags}{value}",
     st.integers(0, 4),
-    st.sampled_from(["textbox", "combobox", "option", "checkbox", "radio", "button", "link", "row", "cell",
-                     "columnheader", "table", "text", "heading", "searchbox"]),
+    st.sampled_from(
+        [
+            "textbox",
+            "combobox",
+            "option",
+            "checkbox",
+            "radio",
+            "button",
+            "link",
+            "row",
+            "cell",
+            "columnheader",
+            "table",
+            "text",
+            "heading",
+            "searchbox",
+        ]
+    ),
     st.one_of(st.just(""), st.text(max_size=30).map(lambda t: " " + json.dumps(t))),
-    st.sampled_from(["", " [checked]", " [disabled]", " [ref=e1]", " [checked] [ref=e2]", " [ref=e3] [selected]"]),
+    st.sampled_from(
+        [
+            "",
+            " [checked]",
+            " [disabled]",
+            " [ref=e1]",
+            " [checked] [ref=e2]",
+            " [ref=e3] [selected]",
+        ]
+    ),
     st.one_of(st.just(""), st.text(max_size=20).map(lambda t: ": " + t)),
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(lines=st.lists(st.one_of(_LINE, st.text(max_size=40)), max_size=12), goal=st.text(max_size=120))
+@given(
+    lines=st.lists(st.one_of(_LINE, st.text(max_size=40)), max_size=12), goal=st.text(max_size=120)
+)
 def test_any_tree_and_goal_give_a_valid_action(lines, goal):
     agent = HeuristicAgent()
     agent.reset(_instance(goal))

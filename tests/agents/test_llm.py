@@ -29,13 +29,24 @@ OBS = {
 }
 
 
-def completion(content: str | None, prompt_tokens: int = 100, completion_tokens: int = 10) -> tuple[int, Any]:
+def completion(
+    content: str | None, prompt_tokens: int = 100, completion_tokens: int = 10
+) -> tuple[int, Any]:
     return 200, {
         "id": "chatcmpl-test",
         "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
 
 
@@ -51,9 +62,13 @@ class FakeChatServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                server.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "body": body}
+                )
                 status, payload = server.responder(body)
-                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+                data = (
+                    payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+                )
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
@@ -100,11 +115,17 @@ def test_request_has_model_key_and_messages_with_goal_and_axtree(fake):
     assert request["path"] == "/v1/chat/completions"
     assert request["headers"]["Authorization"] == "Bearer sk-test"
     body = request["body"]
-    assert body["model"] == "fake-model" and body["temperature"] == 0.2 and body["max_tokens"] == 123
+    assert (
+        body["model"] == "fake-model" and body["temperature"] == 0.2 and body["max_tokens"] == 123
+    )
     system, user = body["messages"]
     assert system["role"] == "system" and "select_option(ref, option)" in system["content"]
     assert "```action" in system["content"] and "ask_user(question)" in system["content"]
-    assert user["role"] == "user" and OBS["goal"] in user["content"] and OBS["axtree"] in user["content"]
+    assert (
+        user["role"] == "user"
+        and OBS["goal"] in user["content"]
+        and OBS["axtree"] in user["content"]
+    )
 
 
 def test_configuration_comes_from_the_environment(fake, monkeypatch):
@@ -134,17 +155,21 @@ def test_previous_actions_and_their_errors_are_in_the_next_prompt(fake):
 # --- the reply -------------------------------------------------------------------------------
 def test_fenced_action_is_parsed_and_tokens_are_counted(fake):
     agent = make_agent(fake)
-    fake.responder = lambda body: completion('I will type the name.\n```action\nfill("e5", "Ada Lovelace")\n```', 120, 7)
+    fake.responder = lambda body: completion(
+        'I will type the name.\n```action\nfill("e5", "Ada Lovelace")\n```', 120, 7
+    )
     assert agent.act(OBS, {}) == "fill('e5', 'Ada Lovelace')"
     assert agent.act(OBS, {}) == "fill('e5', 'Ada Lovelace')"
     assert agent.usage == TokenUsage(prompt_tokens=240, completion_tokens=14)
     agent.reset(None)
-    assert agent.usage == TokenUsage() and agent.total_usage == TokenUsage(prompt_tokens=240, completion_tokens=14)
+    assert agent.usage == TokenUsage() and agent.total_usage == TokenUsage(
+        prompt_tokens=240, completion_tokens=14
+    )
 
 
 def test_last_line_that_parses_is_used_without_a_fence():
     assert parse_reply('The form is open.\nAction: click("e6")\n') == "click('e6')"
-    assert parse_reply("send_msg_to_user(\"$482,105\")") == "send_msg_to_user('$482,105')"
+    assert parse_reply('send_msg_to_user("$482,105")') == "send_msg_to_user('$482,105')"
 
 
 def test_garbage_reply_is_returned_raw_and_the_env_says_unparseable(fake, make_env):
@@ -182,7 +207,10 @@ def test_log_prompts_on_keeps_messages_and_replies(fake):
 def test_missing_key_fails_at_construction(monkeypatch):
     for var in ("WEBHARNESS_LLM_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
-    with pytest.raises(LLMUnavailableError, match=r"no API key for https://api\.openai\.com/v1 \(model 'm'\).*WEBHARNESS_LLM_API_KEY"):
+    with pytest.raises(
+        LLMUnavailableError,
+        match=r"no API key for https://api\.openai\.com/v1 \(model 'm'\).*WEBHARNESS_LLM_API_KEY",
+    ):
         LLMAgent(model="m")
 
 
@@ -198,13 +226,18 @@ def test_unreachable_endpoint_raises_quickly():
         port = sock.getsockname()[1]
     agent = LLMAgent(model="m", api_key="k", base_url=f"http://127.0.0.1:{port}/v1", timeout_s=5)
     started = time.monotonic()
-    with pytest.raises(LLMUnavailableError, match=rf"cannot reach http://127\.0\.0\.1:{port}/v1/chat/completions \(model 'm'\)"):
+    with pytest.raises(
+        LLMUnavailableError,
+        match=rf"cannot reach http://127\.0\.0\.1:{port}/v1/chat/completions \(model 'm'\)",
+    ):
         agent.act(OBS, {})
     assert time.monotonic() - started < 3
 
 
 def test_unavailable_model_is_an_agent_unavailable_error_not_an_agent_failure():
-    assert issubclass(LLMUnavailableError, AgentUnavailableError) and issubclass(LLMUnavailableError, WebHarnessError)
+    assert issubclass(LLMUnavailableError, AgentUnavailableError) and issubclass(
+        LLMUnavailableError, WebHarnessError
+    )
 
 
 def test_http_500_raises(fake):
@@ -241,7 +274,11 @@ def test_slow_endpoint_times_out(fake):
 def test_long_trees_are_truncated():
     obs = {**OBS, "axtree": "x" * 20_000}
     user = build_messages(obs, [], max_tree_chars=12_000)[1]["content"]
-    assert "x" * 12_000 in user and "x" * 12_001 not in user and "truncated: 8000 more characters" in user
+    assert (
+        "x" * 12_000 in user
+        and "x" * 12_001 not in user
+        and "truncated: 8000 more characters" in user
+    )
 
 
 def test_only_the_latest_actions_are_shown():
@@ -263,11 +300,14 @@ def form_player(body: dict[str, Any]) -> tuple[int, Any]:
     done = re.findall(r"^(\d+)\. ", _section(prompt, "Previous actions"), re.M)
     step = int(done[-1]) if done else 0
     name, email, company, country, vip = re.search(
-        r'full name "(.+?)", email (\S+), company (.+?), country (.+?), (marked as a VIP|as a standard)', goal
+        r'full name "(.+?)", email (\S+), company (.+?), country (.+?), (marked as a VIP|as a standard)',
+        goal,
     ).groups()
 
     def ref(role: str, label: str) -> str:
-        return json.dumps(re.search(rf'{role} "{re.escape(label)}"[^\n]*\[ref=(e\d+)\]', tree).group(1))
+        return json.dumps(
+            re.search(rf'{role} "{re.escape(label)}"[^\n]*\[ref=(e\d+)\]', tree).group(1)
+        )
 
     plan = [
         lambda: f"click({ref('button', 'New contact')})",
@@ -275,7 +315,11 @@ def form_player(body: dict[str, Any]) -> tuple[int, Any]:
         lambda: f"fill({ref('textbox', 'Email')}, {json.dumps(email)})",
         lambda: f"fill({ref('textbox', 'Company')}, {json.dumps(company)})",
         lambda: f"select_option({ref('combobox', 'Country')}, {json.dumps(country)})",
-        *([lambda: f"check({ref('checkbox', 'VIP customer')})"] if vip.startswith("marked") else []),
+        *(
+            [lambda: f"check({ref('checkbox', 'VIP customer')})"]
+            if vip.startswith("marked")
+            else []
+        ),
         lambda: f"click({ref('button', 'Save contact')})",
         lambda: "done()",
     ]
@@ -289,4 +333,6 @@ def test_scripted_model_plays_form_to_success(fake, make_env):
     run = play(env, agent_policy(agent), seed=4, max_steps=15)
     assert run.success and run.actions[-1] == "done()", run.actions
     assert all(info["action_result"].ok for info in run.infos[1:])
-    assert agent.usage == TokenUsage(prompt_tokens=900 * len(run.actions), completion_tokens=12 * len(run.actions))
+    assert agent.usage == TokenUsage(
+        prompt_tokens=900 * len(run.actions), completion_tokens=12 * len(run.actions)
+    )

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import chromium_pids
 from webharness.envs import WebEvalEnv
-from webharness.task_spec import TaskSpec
+from webharness.spec.task_spec import TaskSpec
 
 SITE = Path(__file__).parent / "site"
 # Every browser this test process launches inherits this variable (through Playwright's
@@ -31,7 +31,10 @@ def our_browser_pids() -> set[int]:
             continue
         try:
             stat = (entry / "stat").read_text()
-            if "chrom" not in stat[stat.index("(") + 1:stat.rindex(")")] or stat[stat.rindex(")") + 2] == "Z":
+            if (
+                "chrom" not in stat[stat.index("(") + 1 : stat.rindex(")")]
+                or stat[stat.rindex(")") + 2] == "Z"
+            ):
                 continue
             if _MARK.encode() in (entry / "environ").read_bytes().split(b"\0"):
                 pids.add(int(entry.name))
@@ -55,12 +58,19 @@ def rss_mb(pids: set[int]) -> float:
 
 def hostile_spec(port: int = 9, allowed: tuple[str, ...] = (), **fields) -> TaskSpec:
     """The test's own task: a page whose buttons try everything a page should not do."""
-    return TaskSpec.model_validate({
-        "id": "hostile", "category": "test", "instruction": "Survive the page.",
-        "site": str(SITE), "start_page": f"/index.html?port={port}", "max_steps": 1_000,
-        "allowed_origins": list(allowed),
-        "success": {"kind": "text", "text": "never shown"}, **fields,
-    })
+    return TaskSpec.model_validate(
+        {
+            "id": "hostile",
+            "category": "test",
+            "instruction": "Survive the page.",
+            "site": str(SITE),
+            "start_page": f"/index.html?port={port}",
+            "max_steps": 1_000,
+            "allowed_origins": list(allowed),
+            "success": {"kind": "text", "text": "never shown"},
+            **fields,
+        }
+    )
 
 
 def hostile_env(port: int = 9, allowed: tuple[str, ...] = (), **kwargs) -> WebEvalEnv:

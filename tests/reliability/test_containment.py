@@ -44,13 +44,16 @@ def page_status(info):
     return info["semantic_state"].text.split("Status: ", 1)[1].split(" Name", 1)[0]
 
 
-@pytest.mark.parametrize("button, path", [
-    ("Fetch local server", "/secret"),
-    ("Open local server", "/secret"),
-    ("Frame local server", "/secret"),
-    ("Image local server", "/pixel"),
-    ("Socket local server", "/ws"),
-])
+@pytest.mark.parametrize(
+    "button, path",
+    [
+        ("Fetch local server", "/secret"),
+        ("Open local server", "/secret"),
+        ("Frame local server", "/secret"),
+        ("Image local server", "/pixel"),
+        ("Socket local server", "/ws"),
+    ],
+)
 def test_the_page_cannot_reach_another_localhost_port(page, local_server, button, path):
     env, info = page
     info = click(env, info, button)
@@ -79,12 +82,15 @@ def test_an_allowed_origin_is_reached(local_server):
         env.close()
 
 
-@pytest.mark.parametrize("button, url", [
-    ("Open file", "file:///etc/passwd"),
-    ("Frame file", "file:///etc/passwd"),
-    ("Open chrome page", "chrome://version/"),
-    ("Open data page", "data:text/html,"),
-])
+@pytest.mark.parametrize(
+    "button, url",
+    [
+        ("Open file", "file:///etc/passwd"),
+        ("Frame file", "file:///etc/passwd"),
+        ("Open chrome page", "chrome://version/"),
+        ("Open data page", "data:text/html,"),
+    ],
+)
 def test_the_page_cannot_open_local_files_browser_pages_or_data_urls(page, button, url):
     env, info = page
     info = click(env, info, button)
@@ -93,17 +99,29 @@ def test_the_page_cannot_open_local_files_browser_pages_or_data_urls(page, butto
     assert any(entry.startswith(url) for entry in blocked_soon(env, info, url))
 
 
-@pytest.mark.parametrize("url", [
-    "file:///etc/passwd", "chrome://version", "chrome://crash", "data:text/html,hi",
-    "javascript:document.title='x'", "about:blank", "view-source:http://webeval.test/",
-    "http://127.0.0.1:{port}/secret", "http://localhost:{port}/secret", "http://webeval.test.evil.example/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "chrome://version",
+        "chrome://crash",
+        "data:text/html,hi",
+        "javascript:document.title='x'",
+        "about:blank",
+        "view-source:http://webeval.test/",
+        "http://127.0.0.1:{port}/secret",
+        "http://localhost:{port}/secret",
+        "http://webeval.test.evil.example/",
+    ],
+)
 def test_an_agent_goto_outside_the_task_is_blocked_and_recorded(page, local_server, url):
     env, info = page
     url = url.format(port=local_server.port)
     _, _, terminated, truncated, info = env.step(f"goto({url!r})")
     assert info["action_result"].error is ActionErrorKind.NAVIGATION_BLOCKED
-    assert info["semantic_state"].url.startswith("http://webeval.test/") and not (terminated or truncated)
+    assert info["semantic_state"].url.startswith("http://webeval.test/") and not (
+        terminated or truncated
+    )
     assert info["semantic_state"].blocked_requests, "the attempt should be recorded"
     assert local_server.hits == []
 
@@ -144,16 +162,21 @@ def test_downloads_are_refused_and_recorded(page):
     assert settled and all(settled), "the click's settle ran to its cap, waiting for a navigation"
 
 
-@pytest.mark.parametrize("button, refusals, recorded", [
-    ("Locate me", {"geo denied 1"}, "permission: geolocation"),
-    # The full Chromium answers "denied"; the headless shell leaves it at "default" (not
-    # granted, no prompt). Either way the page gets no permission.
-    ("Notify me", {"notify denied", "notify default"}, "permission: notifications"),
-])
+@pytest.mark.parametrize(
+    "button, refusals, recorded",
+    [
+        ("Locate me", {"geo denied 1"}, "permission: geolocation"),
+        # The full Chromium answers "denied"; the headless shell leaves it at "default" (not
+        # granted, no prompt). Either way the page gets no permission.
+        ("Notify me", {"notify denied", "notify default"}, "permission: notifications"),
+    ],
+)
 def test_permission_prompts_are_denied_and_recorded(page, button, refusals, recorded):
     env, info = page
     info = click(env, info, button)
-    if page_status(info) not in refusals:  # the answer comes back asynchronously: let the page answer
+    if (
+        page_status(info) not in refusals
+    ):  # the answer comes back asynchronously: let the page answer
         info = env.step("wait(3000)")[4]
     assert page_status(info) in refusals
     assert recorded in info["semantic_state"].blocked_requests

@@ -12,8 +12,8 @@ import pytest
 
 from tests.reliability.conftest import click_action, hostile_env, our_browser_pids
 from webharness.action_result import ActionErrorKind
-from webharness.browser import BrowserHost
-from webharness.processes import wait_for_exit
+from webharness.browser.host import BrowserHost
+from webharness.testing.processes import wait_for_exit
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
 

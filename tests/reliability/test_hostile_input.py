@@ -16,8 +16,8 @@ from tests.reliability.conftest import hostile_env
 from webharness import TaskSpecError, load_task, task_names
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind
-from webharness.catalogue import task_dir
-from webharness.failures import ERROR_CODES, FailureCode
+from webharness.diagnosis.failures import ERROR_CODES, FailureCode
+from webharness.spec.catalogue import task_dir
 
 CANARY = Path("/tmp/webharness-reliability-pwned")
 PAYLOAD = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
@@ -38,35 +38,72 @@ _CODE = [
     f"__import__('os').system('touch {CANARY}')",
     f"click(__import__('os').system('touch {CANARY}'))",
     f"fill('e1', open('{CANARY}', 'w').write('x'))",
-    f"exec(\"open('{CANARY}', 'w')\")", f"eval(\"open('{CANARY}', 'w')\")",
+    f"exec(\"open('{CANARY}', 'w')\")",
+    f"eval(\"open('{CANARY}', 'w')\")",
     f"click('e1') or __import__('os').system('touch {CANARY}')",
     f"[click('e1'), __import__('os').system('touch {CANARY}')]",
     f"click(\"e1\"); __import__('os').system('touch {CANARY}')",
     f"(lambda: __import__('os').system('touch {CANARY}'))()",
     f"click(*[__import__('os').system('touch {CANARY}')])",
     f"fill('e1', f\"{{__import__('os').system('touch {CANARY}')}}\")",
-    "getattr(__builtins__, 'exec')('1')", "().__class__.__base__.__subclasses__()",
-    "click.__globals__", "A.Click", "__import__", "breakpoint()", "globals()",
+    "getattr(__builtins__, 'exec')('1')",
+    "().__class__.__base__.__subclasses__()",
+    "click.__globals__",
+    "A.Click",
+    "__import__",
+    "breakpoint()",
+    "globals()",
 ]
 _DEEP = [
     "click(" + "not " * 2490 + "1)",  # RecursionError in the parser's error message
-    "click(" + "-" * 9990 + "1)", "click(" + "~" * 9990 + "1)",
-    "(" * 5000 + ")" * 5000, "[" * 4000 + "]" * 4000, "click(" + "a." * 4990 + "b)",
-    "click(" + "[" * 3000 + "'e1'" + "]" * 3000 + ")", "click('e1')" + "[0]" * 3000,
-    "fill('e1', " + "'a' + " * 2000 + "'a')", "x" * 1_000_000, "click('" + "e" * 200_000 + "')",
+    "click(" + "-" * 9990 + "1)",
+    "click(" + "~" * 9990 + "1)",
+    "(" * 5000 + ")" * 5000,
+    "[" * 4000 + "]" * 4000,
+    "click(" + "a." * 4990 + "b)",
+    "click(" + "[" * 3000 + "'e1'" + "]" * 3000 + ")",
+    "click('e1')" + "[0]" * 3000,
+    "fill('e1', " + "'a' + " * 2000 + "'a')",
+    "x" * 1_000_000,
+    "click('" + "e" * 200_000 + "')",
 ]
-_UNICODE = ["click('e1\u202e')", "ｃｌｉｃｋ('e1')", "click('\ud800')", "click('e1')\u2028x", "\x00", "click(\"e1\x00\")",
-            "fill('e1', '\U0001f4a9' * 3000)", "\ufeffclick('e1')", "click('e1'  # comment", "click('e1')\n\nimport os"]
+_UNICODE = [
+    "click('e1\u202e')",
+    "ｃｌｉｃｋ('e1')",
+    "click('\ud800')",
+    "click('e1')\u2028x",
+    "\x00",
+    'click("e1\x00")',
+    "fill('e1', '\U0001f4a9' * 3000)",
+    "\ufeffclick('e1')",
+    "click('e1'  # comment",
+    "click('e1')\n\nimport os",
+]
 
 
 def _strings() -> st.SearchStrategy[str]:
-    names = st.sampled_from([*A._SIGNATURES, "exec", "eval", "__import__", "open", "getattr", "compile"])
-    args = st.lists(st.one_of(st.text(max_size=30), st.integers(), st.floats(allow_nan=True), st.sampled_from(_CODE)),
-                    max_size=3)
-    calls = st.builds(lambda n, a: f"{n}({', '.join(map(repr, a)) if not isinstance(a, str) else a})", names, args)
+    names = st.sampled_from(
+        [*A._SIGNATURES, "exec", "eval", "__import__", "open", "getattr", "compile"]
+    )
+    args = st.lists(
+        st.one_of(
+            st.text(max_size=30), st.integers(), st.floats(allow_nan=True), st.sampled_from(_CODE)
+        ),
+        max_size=3,
+    )
+    calls = st.builds(
+        lambda n, a: f"{n}({', '.join(map(repr, a)) if not isinstance(a, str) else a})", names, args
+    )
     code_args = st.builds(lambda n, c: f"{n}({c})", names, st.sampled_from(_CODE))
-    return st.one_of(st.text(max_size=300), calls, code_args, st.sampled_from(_CODE + _DEEP + _UNICODE),
-                     st.text(alphabet=st.characters(codec="utf-8"), min_size=0, max_size=50).map(lambda t: f"click({t})"))
+    return st.one_of(
+        st.text(max_size=300),
+        calls,
+        code_args,
+        st.sampled_from(_CODE + _DEEP + _UNICODE),
+        st.text(alphabet=st.characters(codec="utf-8"), min_size=0, max_size=50).map(
+            lambda t: f"click({t})"
+        ),
+    )
 
 
 def _assert_clean(env, text: str) -> None:
@@ -94,7 +131,9 @@ def test_hostile_action_strings_come_back_unparseable_and_never_run(env, text):
     _assert_clean(env, text)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=_strings())
 def test_any_action_string_through_step_is_clean(env, text):
     _assert_clean(env, text)
@@ -115,15 +154,21 @@ def _load(tmp_path: Path, data: Any) -> None:
 
 
 _json = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20)),
-    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(max_size=10), children, max_size=4)),
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20)
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
     max_leaves=20,
 )
 _REAL = {name: yaml.safe_load((task_dir(name) / "task.yaml").read_text()) for name in task_names()}
 _FIELDS = sorted({key for spec in _REAL.values() for key in spec})
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.one_of(_json, st.dictionaries(st.sampled_from(_FIELDS), _json, max_size=8)))
 def test_any_yaml_document_is_a_spec_or_a_task_spec_error(tmp_path, data):
     _load(tmp_path, data)
@@ -140,7 +185,9 @@ def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
     return found
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(name=st.sampled_from(sorted(_REAL)), data=st.data())
 def test_mutated_real_task_files_are_a_spec_or_a_task_spec_error(tmp_path, name, data):
     spec = copy.deepcopy(_REAL[name])
@@ -161,26 +208,41 @@ def test_mutated_real_task_files_are_a_spec_or_a_task_spec_error(tmp_path, name,
     _load(tmp_path, spec)
 
 
-@pytest.mark.parametrize("text", [
-    "id: !!python/object/apply:os.system ['touch /tmp/webharness-reliability-pwned']\n",
-    "a: &a [*a]\n", "id: x\nid: y\n", "- just\n- a list\n", "", "\t\x00", "{" * 50 + "}" * 50,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id: !!python/object/apply:os.system ['touch /tmp/webharness-reliability-pwned']\n",
+        "a: &a [*a]\n",
+        "id: x\nid: y\n",
+        "- just\n- a list\n",
+        "",
+        "\t\x00",
+        "{" * 50 + "}" * 50,
+    ],
+)
 def test_hostile_yaml_text_is_a_task_spec_error(tmp_path, text):
     with pytest.raises(TaskSpecError):
         load_task(_write(tmp_path, text))
     assert not CANARY.exists()
 
 
-_BILLION_LAUGHS = ("a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8))).encode()
+_BILLION_LAUGHS = (
+    "a: &a [x,x,x,x,x,x,x,x,x]\n"
+    + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8)
+    )
+).encode()
 
 
-@pytest.mark.parametrize("content", [
-    b"\xff\xfe\x00id: x",  # not UTF-8: UnicodeDecodeError
-    b"id: x\ncategory: " + b"[" * 5000 + b"]" * 5000,  # deep nesting: RecursionError
-    b"id: x\nmax_steps: " + b"9" * 5000,  # an int too long to convert: ValueError
-    _BILLION_LAUGHS,  # aliases that expand to 9**8 leaves
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe\x00id: x",  # not UTF-8: UnicodeDecodeError
+        b"id: x\ncategory: " + b"[" * 5000 + b"]" * 5000,  # deep nesting: RecursionError
+        b"id: x\nmax_steps: " + b"9" * 5000,  # an int too long to convert: ValueError
+        _BILLION_LAUGHS,  # aliases that expand to 9**8 leaves
+    ],
+)
 def test_pathological_task_files_are_a_task_spec_error(tmp_path, content):
     path = tmp_path / "task.yaml"
     path.write_bytes(content)

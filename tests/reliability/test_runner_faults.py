@@ -16,15 +16,27 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import wait_until
-
 from tests.reliability.conftest import our_browser_pids
-from webharness.evaluation import read_attempts
-from webharness.processes import cmdline, wait_for_exit
-from webharness.runner import RunConfig, RunError, expand_jobs, job_chunks, prepare_run, run_jobs
+from webharness.reporting.records import read_attempts
+from webharness.runner.pool import (
+    RunConfig,
+    RunError,
+    expand_jobs,
+    job_chunks,
+    prepare_run,
+    run_jobs,
+)
+from webharness.testing.processes import cmdline, wait_for_exit
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
 
-SMALL = dict(agents=["oracle", "random"], tasks=["form", "stats"], seeds=[0], obs_mode="text", screenshots=False)
+SMALL = dict(
+    agents=["oracle", "random"],
+    tasks=["form", "stats"],
+    seeds=[0],
+    obs_mode="text",
+    screenshots=False,
+)
 
 
 def expected_keys(run_dir: Path, **overrides) -> Counter:
@@ -50,7 +62,9 @@ def wait_for_no_browsers(before: set[int], bound_s: float = 60) -> set[int]:
 def mounted(folder: Path, options: str) -> Iterator[Path]:
     """A tmpfs on ``folder`` (root only): small for a full disk, ``ro`` for read-only."""
     folder.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
     try:
@@ -59,10 +73,16 @@ def mounted(folder: Path, options: str) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
-@pytest.mark.parametrize("options, reason", [
-    ("size=12k", "No space left on device|disk full"), ("ro", "Read-only file system"),
-])
-def test_a_trace_folder_that_cannot_be_written_stops_the_run_clearly_and_resume_finishes(tmp_path, options, reason):
+@pytest.mark.parametrize(
+    "options, reason",
+    [
+        ("size=12k", "No space left on device|disk full"),
+        ("ro", "Read-only file system"),
+    ],
+)
+def test_a_trace_folder_that_cannot_be_written_stops_the_run_clearly_and_resume_finishes(
+    tmp_path, options, reason
+):
     """The random agent's traces go to a tiny (or read-only) disk; the oracle's do not."""
     before = our_browser_pids()
     config = RunConfig(**SMALL)
@@ -103,7 +123,9 @@ def test_each_result_is_sent_as_its_episode_ends_not_with_its_chunk(tmp_path):
     """Chunks of two episodes; every worker is killed at the first result. Had results
     waited for their chunk, the two of one chunk would arrive (and be recorded) together."""
     before = our_browser_pids()
-    config = RunConfig(**{**SMALL, "agents": ["oracle"], "tasks": ["stats"], "seeds": list(range(8)), "workers": 2})
+    config = RunConfig(
+        **{**SMALL, "agents": ["oracle"], "tasks": ["stats"], "seeds": list(range(8)), "workers": 2}
+    )
     jobs = prepare_run(config, tmp_path, resume=False)
     chunks = job_chunks(jobs, config.workers)
     assert {len(c) for c in chunks} == {2}
@@ -118,9 +140,13 @@ def test_each_result_is_sent_as_its_episode_ends_not_with_its_chunk(tmp_path):
     recorded = recorded_keys(tmp_path)
     assert recorded, "the first result was not kept"
     for chunk in chunks:
-        assert sum(job.key() in recorded for job in chunk) <= 1, "a chunk's results arrived together"
+        assert sum(job.key() in recorded for job in chunk) <= 1, (
+            "a chunk's results arrived together"
+        )
     resume(tmp_path, agents=["oracle"], tasks=["stats"], seeds=list(range(8)))
-    assert recorded_keys(tmp_path) == expected_keys(tmp_path, agents=["oracle"], tasks=["stats"], seeds=list(range(8)))
+    assert recorded_keys(tmp_path) == expected_keys(
+        tmp_path, agents=["oracle"], tasks=["stats"], seeds=list(range(8))
+    )
     assert wait_for_no_browsers(before) == set()
 
 
@@ -128,8 +154,23 @@ def test_each_result_is_sent_as_its_episode_ends_not_with_its_chunk(tmp_path):
 def test_a_killed_run_resumed_records_every_episode_once(tmp_path, sig):
     before = our_browser_pids()
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "webharness.cli", "run", "--agents", "oracle,random", "--tasks", "form",
-               "--seeds", "0-2", "--no-screenshots", "--obs-mode", "text", "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "webharness.cli",
+        "run",
+        "--agents",
+        "oracle,random",
+        "--tasks",
+        "form",
+        "--seeds",
+        "0-2",
+        "--no-screenshots",
+        "--obs-mode",
+        "text",
+        "--out",
+        str(out),
+    ]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wait_until(lambda: len(recorded_keys(out)) >= 2 or proc.poll() is not None, 240, interval_s=0.1)
     assert proc.poll() is None, "the run ended before it could be killed"
@@ -163,6 +204,6 @@ def _children() -> list[int]:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            if int(stat[stat.rindex(")") + 2:].split()[1]) == me:
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) == me:
                 found.append(int(entry.name))
     return found

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from webharness.perturbations import PERTURBATIONS
 import webharness
+from webharness.perturbations import PERTURBATIONS
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
 
-_SPEC = importlib.util.spec_from_file_location("soak", Path(__file__).parents[2] / "benchmarks" / "soak.py")
+_SPEC = importlib.util.spec_from_file_location(
+    "soak", Path(__file__).parents[2] / "benchmarks" / "soak.py"
+)
 soak = importlib.util.module_from_spec(_SPEC)
 sys.modules[_SPEC.name] = soak  # dataclasses look their module up there
 _SPEC.loader.exec_module(soak)

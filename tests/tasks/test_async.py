@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from gymnasium.utils import seeding
 
 from tests.conftest import golden_failures, play
-from webharness.catalogue import get_task
-from webharness.task_spec import instantiate
+from webharness.spec.catalogue import get_task
+from webharness.spec.task_spec import instantiate
 
 TASK = "async"
 ENV = f"WebEval/{TASK}-v0"
@@ -21,7 +21,9 @@ def params(seed: int) -> dict:
 
 def tile(axtree: str, metric: str) -> str:
     """The figure the summary tile for ``metric`` shows right now."""
-    match = re.search(rf'- group "{metric}" \[ref=e\d+\]:\n\s+- text: {metric}\n\s+- text: (\$[\d,]+)', axtree)
+    match = re.search(
+        rf'- group "{metric}" \[ref=e\d+\]:\n\s+- text: {metric}\n\s+- text: (\$[\d,]+)', axtree
+    )
     assert match, axtree
     return match.group(1)
 
@@ -56,7 +58,9 @@ def test_answering_while_the_report_is_still_loading_fails(make_env):
             if not seen:  # the figure on screen before and while the report regenerates
                 seen.append(tile(obs["axtree"], info["task"].params["metric"]))
                 return click(info, "Run report")
-            assert "Generating report" in info["semantic_state"].text  # the fresh report is not in yet
+            assert (
+                "Generating report" in info["semantic_state"].text
+            )  # the fresh report is not in yet
             assert tile(obs["axtree"], info["task"].params["metric"]) == seen[0]
             return f'send_msg_to_user("The figure is {seen[0]}")'
 
@@ -71,7 +75,9 @@ def test_the_fresh_figure_arrives_only_after_the_delay(make_env):
     p = info["task"].params
     stale = tile(obs["axtree"], p["metric"])
     obs, *_, info = env.step(click(info, "Run report"))
-    assert tile(obs["axtree"], p["metric"]) == stale and not info["semantic_state"].find("button", "Download CSV")
+    assert tile(obs["axtree"], p["metric"]) == stale and not info["semantic_state"].find(
+        "button", "Download CSV"
+    )
     waits = 0
     while not info["semantic_state"].find("button", "Download CSV") and waits < 10:
         obs, *_, info = env.step("wait(1000)")
@@ -87,4 +93,12 @@ def test_same_seed_gives_the_same_report(make_env):
 
 
 def test_there_are_over_a_thousand_distinct_instances():
-    assert len({(p["company"], p["period"], p["metric"], p["value_shown"]) for p in map(params, range(1500))}) >= 1000
+    assert (
+        len(
+            {
+                (p["company"], p["period"], p["metric"], p["value_shown"])
+                for p in map(params, range(1500))
+            }
+        )
+        >= 1000
+    )

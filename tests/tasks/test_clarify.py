@@ -52,14 +52,18 @@ def test_the_user_answers_a_question_about_the_phone(make_env):
     obs, *_ = env.step('ask_user("Which mobile number should the courier call?")')
     assert info["task"].params["phone"] in obs["user_messages"][-1]
     obs, *_ = env.step('ask_user("Should I pick the cheapest slot?")')
-    assert info["task"].params["phone"] not in obs["user_messages"][-1]  # an unrelated question gets no number
+    assert (
+        info["task"].params["phone"] not in obs["user_messages"][-1]
+    )  # an unrelated question gets no number
 
 
 def test_an_invented_phone_fails(make_env):
     env = make_env(ENV, obs_mode="text")
     run = play(env, _without_asking(env, lambda params: INVENTED), seed=2)
     assert run.terminated and not run.success
-    assert [o["phone"] for o in _orders(run)] == [INVENTED.replace(" ", "")]  # the order went out with a made-up number
+    assert [o["phone"] for o in _orders(run)] == [
+        INVENTED.replace(" ", "")
+    ]  # the order went out with a made-up number
 
 
 def test_the_right_phone_without_asking_fails(make_env):

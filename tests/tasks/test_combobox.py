@@ -52,7 +52,9 @@ def test_picking_the_neighbouring_option_fails(make_env):
     run = play(env, neighbour, seed=2)
     assert run.terminated and not run.success
     ticket = run.last["semantic_state"].app["tickets"][0]
-    assert ticket["assignee"] == picked["name"] != run.last["task"].params["assignee"]  # saved, but the wrong agent
+    assert (
+        ticket["assignee"] == picked["name"] != run.last["task"].params["assignee"]
+    )  # saved, but the wrong agent
 
 
 def test_fill_and_select_option_on_the_custom_combobox_are_unsupported(make_env):
@@ -63,8 +65,13 @@ def test_fill_and_select_option_on_the_custom_combobox_are_unsupported(make_env)
     for action in (f"fill('{ref}', '{target}')", f"select_option('{ref}', '{target}')"):
         obs, reward, terminated, truncated, info = env.step(action)
         assert info["action_result"].error is ActionErrorKind.UNSUPPORTED_CONTROL, action
-        assert re.search("click", obs["last_action_error"]) or "does not take text" in obs["last_action_error"]
-    obs, reward, terminated, truncated, info = env.step(f"click('{_ref(info, 'button', 'Save changes')}')")
+        assert (
+            re.search("click", obs["last_action_error"])
+            or "does not take text" in obs["last_action_error"]
+        )
+    obs, reward, terminated, truncated, info = env.step(
+        f"click('{_ref(info, 'button', 'Save changes')}')"
+    )
     obs, reward, terminated, truncated, info = env.step("done()")
     assert terminated and not info["success"]
     assert info["semantic_state"].app["tickets"][0]["assignee"] in (None, "")

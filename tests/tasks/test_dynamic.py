@@ -15,7 +15,9 @@ def _ref(info, role: str, name: str) -> str:
 
 
 def _archived(info) -> list[str]:
-    return [m["subject"] for m in info["semantic_state"].app["messages"] if m["folder"] == "archive"]
+    return [
+        m["subject"] for m in info["semantic_state"].app["messages"] if m["folder"] == "archive"
+    ]
 
 
 @pytest.mark.parametrize("path", ["row-button", "select-then-toolbar"])
@@ -23,7 +25,11 @@ def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
     for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
-        assert run.success, (path, seed, [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])])
+        assert run.success, (
+            path,
+            seed,
+            [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])],
+        )
         check_expects(run, path)
 
 
@@ -41,7 +47,9 @@ def test_a_ref_from_before_the_rerender_is_stale_and_the_task_is_not_done(make_e
     sort_ref = _ref(info, "combobox", "Sort by")
     obs, _, _, _, info = env.step(f"select_option({sort_ref!r}, {params['sort_label']!r})")
     assert info["action_result"].ok
-    assert _ref(info, "button", f"Archive: {params['subject']}") != old_archive  # the row was rebuilt
+    assert (
+        _ref(info, "button", f"Archive: {params['subject']}") != old_archive
+    )  # the row was rebuilt
 
     obs, _, _, _, info = env.step(f"click({old_archive!r})")
     assert info["action_result"].error.value == "stale_ref"

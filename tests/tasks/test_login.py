@@ -18,7 +18,11 @@ def _replacing(env, old_key: str, new_value: Callable[[str], str]) -> Callable:
     def act(obs, info):
         action = oracle(obs, info)
         old = str(info["task"].params[old_key])
-        return action.replace(repr(old), repr(new_value(old))) if action.startswith("fill(") else action
+        return (
+            action.replace(repr(old), repr(new_value(old)))
+            if action.startswith("fill(")
+            else action
+        )
 
     return act
 
@@ -28,7 +32,11 @@ def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
     for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
-        assert run.success, (path, seed, [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])])
+        assert run.success, (
+            path,
+            seed,
+            [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])],
+        )
         check_expects(run, path)
 
 
@@ -40,7 +48,9 @@ def test_ending_at_once_fails(make_env):
 
 def test_a_wrong_password_fails_and_the_page_shows_an_error(make_env):
     env = make_env(ENV, obs_mode="text")
-    run = play(env, _replacing(env, "password", lambda pw: pw[:-1] + str((int(pw[-1]) + 1) % 10)), seed=3)
+    run = play(
+        env, _replacing(env, "password", lambda pw: pw[:-1] + str((int(pw[-1]) + 1) % 10)), seed=3
+    )
     state = run.last["semantic_state"]
     assert run.terminated and not run.success
     assert state.app["sessions"] == []

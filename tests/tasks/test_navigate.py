@@ -9,8 +9,8 @@ import pytest
 from gymnasium.utils import seeding
 
 from tests.conftest import golden_failures, oracle_policy, oracle_seeds, play
-from webharness.catalogue import get_task, task_dir
-from webharness.task_spec import instantiate
+from webharness.spec.catalogue import get_task, task_dir
+from webharness.spec.task_spec import instantiate
 
 TASK = "navigate"
 ENV = f"WebEval/{TASK}-v0"
@@ -21,7 +21,9 @@ def params(seed: int) -> dict:
 
 
 def build_module():
-    spec = importlib.util.spec_from_file_location("navigate_build_site", task_dir("navigate") / "build_site.py")
+    spec = importlib.util.spec_from_file_location(
+        "navigate_build_site", task_dir("navigate") / "build_site.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -48,8 +50,16 @@ def sibling_instead(env, path: str):
         state = info["semantic_state"]
         target = state.find("menuitem" if path == "menu" else "link", leaf)
         if action.startswith("click(") and target and f"'{target[0].ref}'" in action:
-            siblings = [e for e in state.elements if e.in_viewport and e.role == target[0].role and e.expanded is None
-                        and e.name != leaf and abs(e.bbox[0] - target[0].bbox[0]) < 1 and not e.name.startswith("All ")]
+            siblings = [
+                e
+                for e in state.elements
+                if e.in_viewport
+                and e.role == target[0].role
+                and e.expanded is None
+                and e.name != leaf
+                and abs(e.bbox[0] - target[0].bbox[0]) < 1
+                and not e.name.startswith("All ")
+            ]
             return f"click('{siblings[0].ref}')"
         return action
 
@@ -64,18 +74,25 @@ def test_ending_on_a_sibling_page_fails(make_env, path):
         p = params(seed)
         heading = run.last["semantic_state"].headings[0].text
         assert run.terminated and not run.success, (seed, run.actions)
-        assert heading != p["leaf"] and heading in build_module().SITEMAP[p["section"]][1][p["category"]][1]
+        assert (
+            heading != p["leaf"]
+            and heading in build_module().SITEMAP[p["section"]][1][p["category"]][1]
+        )
 
 
 def test_the_task_maps_agree_with_the_site():
     site = build_module().SITEMAP
     leaves = get_task("navigate").params["leaf"].values
-    assert sorted(leaves) == sorted(leaf for _, cats in site.values() for _, pages in cats.values() for leaf in pages)
+    assert sorted(leaves) == sorted(
+        leaf for _, cats in site.values() for _, pages in cats.values() for leaf in pages
+    )
     for seed in range(200):
         p = params(seed)
         assert p["leaf"] in site[p["section"]][1][p["category"]][1]
         page = task_dir("navigate") / "site" / p["leaf_path"].lstrip("/")
-        assert re.search(rf"<h1[^>]*>{re.escape(p['leaf'])}</h1>", page.read_text().replace("&amp;", "&"))
+        assert re.search(
+            rf"<h1[^>]*>{re.escape(p['leaf'])}</h1>", page.read_text().replace("&amp;", "&")
+        )
 
 
 def test_same_seed_gives_the_same_menus(make_env):

@@ -37,13 +37,21 @@ def test_a_text_with_one_word_changed_fails(make_env):
 
     run = play(env, one_word_off, seed=3)
     assert run.terminated and not run.success
-    replies = [m["body"] for m in run.last["semantic_state"].app["messages"] if m["kind"] == "reply"]
+    replies = [
+        m["body"] for m in run.last["semantic_state"].app["messages"] if m["kind"] == "reply"
+    ]
     assert len(replies) == 1 and "Your reference was" in replies[0]  # sent, with the changed word
 
 
 def test_the_text_sent_as_an_internal_note_fails(make_env):
     env = make_env(ENV, obs_mode="text")
-    steps = iter([("click", "tab", "Internal note"), ("fill", "textbox", "Message"), ("click", "button", "Add note")])
+    steps = iter(
+        [
+            ("click", "tab", "Internal note"),
+            ("fill", "textbox", "Message"),
+            ("click", "button", "Add note"),
+        ]
+    )
 
     def as_note(obs, info):
         step = next(steps, None)
@@ -51,7 +59,11 @@ def test_the_text_sent_as_an_internal_note_fails(make_env):
             return "done()"
         kind, role, name = step
         ref = info["semantic_state"].find(role, name)[0].ref
-        return f"fill('{ref}', {info['task'].params['text']!r})" if kind == "fill" else f"click('{ref}')"
+        return (
+            f"fill('{ref}', {info['task'].params['text']!r})"
+            if kind == "fill"
+            else f"click('{ref}')"
+        )
 
     run = play(env, as_note, seed=5)
     assert run.terminated and not run.success

@@ -6,8 +6,8 @@ import pytest
 from gymnasium.utils import seeding
 
 from tests.conftest import golden_failures, oracle_policy, oracle_seeds, play
-from webharness.catalogue import get_task
-from webharness.task_spec import instantiate
+from webharness.spec.catalogue import get_task
+from webharness.spec.task_spec import instantiate
 
 TASK = "search"
 ENV = f"WebEval/{TASK}-v0"
@@ -55,7 +55,10 @@ def test_one_filter_off_fails(make_env, key):
         ran = {**p, key: p[DECOY[key]]}
         assert run.terminated and not run.success, (key, seed, run.actions)
         # The (wrong) query did run, and found the decoy rather than nothing.
-        assert f"match “{ran['word']}” · {ran['status']} · {ran['category']}" in run.last["semantic_state"].text
+        assert (
+            f"match “{ran['word']}” · {ran['status']} · {ran['category']}"
+            in run.last["semantic_state"].text
+        )
         assert "No products match" not in run.last["semantic_state"].text
 
 

@@ -17,7 +17,11 @@ def test_oracle_succeeds_on_every_golden_path(make_env, path):
     env = make_env(ENV, obs_mode="text")
     for seed in oracle_seeds(ENV, path):
         run = play(env, oracle_policy(env, path), seed)
-        assert run.success, (path, seed, [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])])
+        assert run.success, (
+            path,
+            seed,
+            [(a, i["action_result"].message) for a, i in zip(run.actions, run.infos[1:])],
+        )
         check_expects(run, path)
 
 
@@ -50,7 +54,9 @@ def test_the_wrong_variant_fails(make_env, param, options, seed):
     params = run.last["task"].params
     orders = run.last["semantic_state"].app["orders"]
     assert run.terminated and not run.success
-    assert len(orders) == 1 and orders[0]["product"] == params["product"]  # the order went through...
+    assert (
+        len(orders) == 1 and orders[0]["product"] == params["product"]
+    )  # the order went through...
     assert orders[0][param] != params[param]  # ...in the wrong variant
 
 
@@ -61,10 +67,16 @@ def test_the_wrong_quantity_fails(make_env):
     def one_more(obs, info):
         action = oracle(obs, info)
         qty = str(info["task"].params["qty"])
-        return action.replace(f", {qty!r})", f", {str(int(qty) + 1)!r})") if action.startswith("fill(") else action
+        return (
+            action.replace(f", {qty!r})", f", {str(int(qty) + 1)!r})")
+            if action.startswith("fill(")
+            else action
+        )
 
     run = play(env, one_more, seed=3)
     params = run.last["task"].params
     orders = run.last["semantic_state"].app["orders"]
     assert run.terminated and not run.success
-    assert [(o["colour"], o["size"], o["quantity"]) for o in orders] == [(params["colour"], params["size"], params["qty"] + 1)]
+    assert [(o["colour"], o["size"], o["quantity"]) for o in orders] == [
+        (params["colour"], params["size"], params["qty"] + 1)
+    ]

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from gymnasium.utils import seeding
 
 from tests.conftest import golden_failures, play
-from webharness.catalogue import get_task
-from webharness.task_spec import instantiate
+from webharness.spec.catalogue import get_task
+from webharness.spec.task_spec import instantiate
 
 TASK = "stats"
 ENV = f"WebEval/{TASK}-v0"
@@ -52,7 +52,9 @@ def row_of(p: dict, table: Table) -> int:
 
 def same_column_next_row(p: dict, table: Table) -> str:
     i = row_of(p, table)
-    neighbour = i - 1 if i == len(table) - 1 or (i > 0 and i % 2) else i + 1  # the total's neighbour is above
+    neighbour = (
+        i - 1 if i == len(table) - 1 or (i > 0 and i % 2) else i + 1
+    )  # the total's neighbour is above
     return table[neighbour][1][MONEY_COLUMN[p["metric"]]]
 
 
@@ -75,7 +77,9 @@ def test_reading_the_asked_cell_succeeds(make_env):
     env = make_env(ENV, obs_mode="text")
     for seed in range(4):
         seen: list[Table] = []
-        run = play(env, answering(lambda p, t: t[row_of(p, t)][1][MONEY_COLUMN[p["metric"]]], seen), seed)
+        run = play(
+            env, answering(lambda p, t: t[row_of(p, t)][1][MONEY_COLUMN[p["metric"]]], seen), seed
+        )
         p = params(seed)
         assert run.success, (seed, p["question"], seen)
         assert dict(seen[-1])[p["scope"]][MONEY_COLUMN[p["metric"]]] == "$" + p["value_shown"]
@@ -98,5 +102,8 @@ def test_same_seed_shows_the_same_dashboard(make_env):
 
 
 def test_there_are_over_a_thousand_distinct_instances():
-    questions = {(p["company"], p["period"], p["question"], p["value_shown"]) for p in map(params, range(1500))}
+    questions = {
+        (p["company"], p["period"], p["question"], p["value_shown"])
+        for p in map(params, range(1500))
+    }
     assert len(questions) >= 1000

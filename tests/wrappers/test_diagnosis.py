@@ -5,16 +5,22 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-from webharness.failures import FailureCode
-from webharness.trace_io import load_trace
-from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment, RecordTrace
 from tests.conftest import oracle_policy, play
+from webharness.diagnosis.failures import FailureCode
+from webharness.trace.io import load_trace
+from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment, RecordTrace
 
 
 @pytest.fixture
 def diagnosed(tmp_path):
-    env = FailureAnnotation(GoldenTraceAlignment(RecordTrace(
-        gym.make("WebEval/form-v0", obs_mode="text", render_mode="rgb_array"), tmp_path / "traces")))
+    env = FailureAnnotation(
+        GoldenTraceAlignment(
+            RecordTrace(
+                gym.make("WebEval/form-v0", obs_mode="text", render_mode="rgb_array"),
+                tmp_path / "traces",
+            )
+        )
+    )
     yield env
     env.close()
 
@@ -22,7 +28,9 @@ def diagnosed(tmp_path):
 def test_the_oracle_run_is_aligned_perfectly_and_has_no_failure(diagnosed):
     run = play(diagnosed, oracle_policy(diagnosed), seed=4)
     alignment, failure = run.last["alignment"], run.last["failure"]
-    assert alignment.fidelity == pytest.approx(1.0) and alignment.progress_rate == pytest.approx(1.0)
+    assert alignment.fidelity == pytest.approx(1.0) and alignment.progress_rate == pytest.approx(
+        1.0
+    )
     assert alignment.first_divergence_step is None
     assert failure.passed and failure.code is None
 
@@ -56,4 +64,6 @@ def test_record_trace_writes_a_loadable_trace_with_screenshots(diagnosed, tmp_pa
     assert trace.actions == [info["action"] for info in run.infos[1:]]
     assert trace.end is not None and trace.end.success
     assert all(step.screenshot for step in trace.steps)
-    assert [s.state.fingerprint() for s in trace.steps] == [i["semantic_state"].fingerprint() for i in run.infos]
+    assert [s.state.fingerprint() for s in trace.steps] == [
+        i["semantic_state"].fingerprint() for i in run.infos
+    ]

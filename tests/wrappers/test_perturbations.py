@@ -19,11 +19,16 @@ import webharness.wrappers as wrappers
 from tests.conftest import oracle_policy, play
 from webharness.action_result import ActionErrorKind
 from webharness.envs import WebEvalEnv
-from webharness.hooks import EpisodeHooks
-from webharness.perturbations import PERTURBATIONS, PerturbationContext, UnknownPerturbationError, parse_stack
+from webharness.episode.hooks import EpisodeHooks
+from webharness.perturbations import (
+    PERTURBATIONS,
+    PerturbationContext,
+    UnknownPerturbationError,
+    parse_stack,
+)
 from webharness.perturbations.label_drift import drift_text
 from webharness.perturbations.paraphrase import param_values, reword
-from webharness.task_spec import TaskSpec, instantiate
+from webharness.spec.task_spec import TaskSpec, instantiate
 from webharness.wrappers import perturb
 
 FORM = "WebEval/form-v0"
@@ -70,7 +75,9 @@ def screenshot(env: gym.Env) -> np.ndarray:
     return base.runtime.run(base.episode.session.screenshot(), 10)
 
 
-def fingerprints(env: gym.Env, seed: int, actions: list[Callable[[dict[str, Any]], str]]) -> tuple[str, list[str]]:
+def fingerprints(
+    env: gym.Env, seed: int, actions: list[Callable[[dict[str, Any]], str]]
+) -> tuple[str, list[str]]:
     """The goal and the state fingerprint after reset and after each action."""
     obs, info = env.reset(seed=seed)
     prints = [info["semantic_state"].fingerprint()]
@@ -92,7 +99,9 @@ def test_every_perturbation_has_an_exported_wrapper():
     assert set(WRAPPER_CLASSES) == set(PERTURBATIONS)
     for cls in WRAPPER_CLASSES.values():
         assert cls.__name__ in wrappers.__all__ and getattr(wrappers, cls.__name__) is cls
-    assert {"perturb", "PerturbationWrapper", "PERTURBATIONS", "UnknownPerturbationError"} <= set(wrappers.__all__)
+    assert {"perturb", "PerturbationWrapper", "PERTURBATIONS", "UnknownPerturbationError"} <= set(
+        wrappers.__all__
+    )
 
 
 @pytest.mark.parametrize("strength", [-0.1, 1.5, math.nan, "0.5", True, None])
@@ -115,13 +124,18 @@ def test_perturb_builds_the_stack_innermost_first_with_per_name_strengths(form):
 def test_a_perturbed_env_is_remade_from_its_spec():
     env = perturb(gym.make(FORM), "popup,theme:0.2")
     again = gym.make(env.spec)
-    assert [w.name for w in again.spec.additional_wrappers] == ["PopupPerturbation", "ThemePerturbation"]
+    assert [w.name for w in again.spec.additional_wrappers] == [
+        "PopupPerturbation",
+        "ThemePerturbation",
+    ]
     assert again.strength == 0.2 and again.env.strength == 0.5
     assert len(again.unwrapped.hook_factories) == 2
 
 
 def test_an_unknown_perturbation_name_suggests_the_closest():
-    with pytest.raises(UnknownPerturbationError, match="unknown perturbation 'popop'. Did you mean: 'popup'?"):
+    with pytest.raises(
+        UnknownPerturbationError, match="unknown perturbation 'popop'. Did you mean: 'popup'?"
+    ):
         parse_stack("latency,popop")
     with pytest.raises(ValueError, match="listed twice"):
         parse_stack("theme,theme")
@@ -151,7 +165,9 @@ def test_strength_zero_registers_no_hook_and_logs_nothing(name):
     spec = webharness.get_task("form")
     factory = PERTURBATIONS[name](0.0, PerturbationContext(spec=spec))
     hooks = EpisodeHooks()
-    factory(hooks, np.random.default_rng(0), instantiate(spec, 0, np.random.default_rng(0)).instance)
+    factory(
+        hooks, np.random.default_rng(0), instantiate(spec, 0, np.random.default_rng(0)).instance
+    )
     assert hooks == EpisodeHooks()
 
 
@@ -179,7 +195,11 @@ def test_popup_intercepts_clicks_until_it_is_dismissed(form):
     assert not info["semantic_state"].find("textbox", "Full name")
 
     obs, _, _, _, info = env.step(f"click({ref(info, 'button', 'No thanks')!r})")
-    assert events(info, "popup")[-1] == {"step": 3, "kind": "popup", "detail": {"action": "dismissed", "popup": "newsletter"}}
+    assert events(info, "popup")[-1] == {
+        "step": 3,
+        "kind": "popup",
+        "detail": {"action": "dismissed", "popup": "newsletter"},
+    }
     assert "Newsletter sign-up" not in info["semantic_state"].dialogs
     obs, _, _, _, info = env.step(f"click({new_contact.ref!r})")
     assert info["action_result"].ok and info["semantic_state"].find("textbox", "Full name")
@@ -192,7 +212,9 @@ def test_layout_shift_moves_the_page_under_a_late_click(form):
     height = armed["detail"]["height_px"]
     x, y, w, h = info["semantic_state"].find("button", "New contact")[0].bbox
 
-    obs, _, _, _, info = env.step(f"mouse_click({x + w / 2}, {y + h / 2})")  # aimed from the last observation
+    obs, _, _, _, info = env.step(
+        f"mouse_click({x + w / 2}, {y + h / 2})"
+    )  # aimed from the last observation
     shifted = events(info, "layout_shift")[-1]
     assert shifted["step"] == 1 and shifted["detail"]["action"] == "shifted"
     assert not info["semantic_state"].find("textbox", "Full name")  # the click landed elsewhere
@@ -225,7 +247,10 @@ def test_a_ref_from_before_a_dom_replacement_is_stale(form):
     companies = ref(info, "link", "Companies")
     obs, _, _, _, info = env.step("noop()")
     (replaced,) = events(info, "dom_replacement")
-    assert replaced["step"] == 1 and {"container": 'nav "Main"', "items": 4} in replaced["detail"]["parts"]
+    assert (
+        replaced["step"] == 1
+        and {"container": 'nav "Main"', "items": 4} in replaced["detail"]["parts"]
+    )
     assert ref(info, "link", "Companies") != companies  # equal content, new element
 
     obs, _, _, _, info = env.step(f"click({companies!r})")
@@ -237,7 +262,11 @@ def test_latency_shows_in_the_time_a_reset_takes(form):
     clean = min(_load_ms(form, 6) for _ in range(2))
     env = wrappers.LatencyPerturbation(form, 1.0)
     perturbed = _load_ms(env, 6)
-    delays = {e["detail"]["url"]: e["detail"]["delay_ms"] for e in live_events(env, "latency") if e["step"] == 0}
+    delays = {
+        e["detail"]["url"]: e["detail"]["delay_ms"]
+        for e in live_events(env, "latency")
+        if e["step"] == 0
+    }
     assert set(delays) == {"/index.html", "/api/contacts"}
     assert sum(delays.values()) >= 1000  # seed 6 delays both by seconds (a seeded fact)
     # The document and the first API call are waited for one after the other.
@@ -262,7 +291,11 @@ def test_slow_rendering_hides_the_main_content_until_the_agent_has_waited_the_de
         obs, _, _, _, info = env.step("wait(1000)")
     assert info["semantic_state"].find("button", "New contact")
     revealed = events(info, "slow_rendering")[-1]
-    assert revealed == {"step": step, "kind": "slow_rendering", "detail": {"action": "revealed", "after_ms": 1000 * step}}
+    assert revealed == {
+        "step": step,
+        "kind": "slow_rendering",
+        "detail": {"action": "revealed", "after_ms": 1000 * step},
+    }
 
 
 def test_label_drift_changes_button_names_to_synonyms(form):
@@ -318,7 +351,12 @@ def test_theme_changes_the_screenshot_but_not_the_set_of_role_name_elements(form
     assert elements == clean_elements
     assert np.abs(shot.astype(int) - clean_shot.astype(int)).mean() > 5
     (theme,) = live_events(env, "theme")
-    assert theme["detail"] | {"palette": None} == {"palette": None, "layout": True, "reorder": True, "icons": True}
+    assert theme["detail"] | {"palette": None} == {
+        "palette": None,
+        "layout": True,
+        "reorder": True,
+        "icons": True,
+    }
 
 
 EXTERNAL_PAGE = b"""<!doctype html><html><head><title>Local shop</title></head><body>
@@ -341,12 +379,17 @@ class _ExternalSite(http.server.BaseHTTPRequestHandler):
 def external_env() -> Iterator[gym.Env]:
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ExternalSite)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    spec = TaskSpec.model_validate({
-        "id": "external_shop", "category": "navigation", "site": None, "max_steps": 5,
-        "instruction": "Open the About us page of the shop.",
-        "start_url": f"http://127.0.0.1:{httpd.server_address[1]}/",
-        "success": {"kind": "url", "path": "/about"},
-    })
+    spec = TaskSpec.model_validate(
+        {
+            "id": "external_shop",
+            "category": "navigation",
+            "site": None,
+            "max_steps": 5,
+            "instruction": "Open the About us page of the shop.",
+            "start_url": f"http://127.0.0.1:{httpd.server_address[1]}/",
+            "success": {"kind": "url", "path": "/about"},
+        }
+    )
     env = WebEvalEnv(spec, obs_mode="text")
     yield env
     env.close()
@@ -362,11 +405,18 @@ def test_every_perturbation_applies_to_an_external_site(external_env):
     assert obs["goal"] != "Open the About us page of the shop."
     (ids,) = events(info, "id_randomization")
     assert ids["detail"] == {"document": "/", "in_page_only": True}
-    assert page_eval(env, "document.querySelector('button').dataset.testid") not in (None, "save-btn")
+    assert page_eval(env, "document.querySelector('button').dataset.testid") not in (
+        None,
+        "save-btn",
+    )
     drift = events(info, "label_drift")[0]["detail"]["map"]
     label = page_eval(env, "document.querySelector('button').textContent.trim()")
-    assert drift_text("Save", drift) != "Save" and label.endswith(drift_text("Save", drift))  # after a theme icon
-    assert {"Cookie consent", "Chat with us", "Newsletter sign-up"} <= set(info["semantic_state"].dialogs)
+    assert drift_text("Save", drift) != "Save" and label.endswith(
+        drift_text("Save", drift)
+    )  # after a theme icon
+    assert {"Cookie consent", "Chat with us", "Newsletter sign-up"} <= set(
+        info["semantic_state"].dialogs
+    )
     assert not info["semantic_state"].find("heading", "Welcome")  # slow rendering: not yet
 
 
@@ -382,7 +432,12 @@ def test_same_seed_same_perturbations_step_by_step(form):
     assert per_step[0] == per_step[1]
     states = [[info["semantic_state"].fingerprint() for info in run.infos] for run in runs]
     assert states[0] == states[1]
-    assert {e["kind"] for e in runs[0].last["perturbations"]} >= {"latency", "label_drift", "theme", "paraphrase"}
+    assert {e["kind"] for e in runs[0].last["perturbations"]} >= {
+        "latency",
+        "label_drift",
+        "theme",
+        "paraphrase",
+    }
 
 
 # --- the oracle survives every perturbation -------------------------------------------
@@ -410,7 +465,9 @@ def scenario_env() -> Iterator[Callable[[str], gym.Env]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task, name", [(t, n) for t in webharness.task_names() for n in PERTURBATIONS])
+@pytest.mark.parametrize(
+    "task, name", [(t, n) for t in webharness.task_names() for n in PERTURBATIONS]
+)
 def test_the_oracle_succeeds_under_each_perturbation_at_half_strength(scenario_env, task, name):
     env = WRAPPER_CLASSES[name](scenario_env(task), 0.5)
     for seed in _seeds(task, name):

@@ -17,7 +17,7 @@ from webharness.agents.base import (
 from webharness.agents.heuristic import HeuristicAgent
 from webharness.agents.llm import LLMAgent, LLMUnavailableError, build_messages, parse_reply
 from webharness.agents.random_agent import RandomAgent
-from webharness.oracle import OracleAgent
+from webharness.golden.oracle import OracleAgent
 
 __all__ = [
     "BUILTIN_AGENTS",

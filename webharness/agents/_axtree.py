@@ -11,17 +11,33 @@ import re
 from dataclasses import dataclass, field
 
 _LINE = re.compile(
-    r'^(?P<indent>\s*)- (?P<role>[a-z]+)'
+    r"^(?P<indent>\s*)- (?P<role>[a-z]+)"
     r'(?: (?P<name>"(?:[^"\\]|\\.)*"))?'
-    r'(?P<flags>(?: \[[^\]]*\])*)'
-    r':?(?: (?P<value>.*))?$'
+    r"(?P<flags>(?: \[[^\]]*\])*)"
+    r":?(?: (?P<value>.*))?$"
 )
 _FLAG = re.compile(r"\[([^\]=]+)(?:=([^\]]*))?\]")
 
 # Roles an agent can type into, and roles it can click.
 TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
-CLICK_ROLES = frozenset({"button", "link", "menuitem", "tab", "checkbox", "radio", "option", "switch",
-                         "menuitemcheckbox", "menuitemradio", "treeitem", "row", "listitem", "cell"})
+CLICK_ROLES = frozenset(
+    {
+        "button",
+        "link",
+        "menuitem",
+        "tab",
+        "checkbox",
+        "radio",
+        "option",
+        "switch",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "treeitem",
+        "row",
+        "listitem",
+        "cell",
+    }
+)
 
 
 @dataclass
@@ -69,8 +85,15 @@ def parse_axtree(text: str) -> list[Node]:
         if ref is None:
             continue
         value = (match["value"] or "").strip()
-        node = Node(match["role"], name, ref, depth, _unquote(value) if value.startswith('"') else value,
-                    frozenset(flags), line=raw.strip())
+        node = Node(
+            match["role"],
+            name,
+            ref,
+            depth,
+            _unquote(value) if value.startswith('"') else value,
+            frozenset(flags),
+            line=raw.strip(),
+        )
         nodes.append(node)
         if node.role in ("combobox", "listbox"):
             stack.append(node)

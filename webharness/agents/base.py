@@ -19,11 +19,11 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from webharness.errors import WebHarnessError, did_you_mean
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 # Built-in agents, imported only when asked for (the LLM agent must not load otherwise).
 BUILTIN_AGENTS: dict[str, str] = {
-    "oracle": "webharness.oracle:OracleAgent",
+    "oracle": "webharness.golden.oracle:OracleAgent",
     "random": "webharness.agents.random_agent:RandomAgent",
     "heuristic": "webharness.agents.heuristic:HeuristicAgent",
     "llm": "webharness.agents.llm:LLMAgent",
@@ -85,7 +85,9 @@ def load_agent(spec: str, **options: Any) -> Agent:
     agent = factory(**options)
     missing = [a for a in ("name", "reset", "act") if not hasattr(agent, a)]
     if missing:
-        raise AgentLoadError(f"{spec!r} made a {type(agent).__name__}, which lacks {', '.join(missing)}: not an Agent")
+        raise AgentLoadError(
+            f"{spec!r} made a {type(agent).__name__}, which lacks {', '.join(missing)}: not an Agent"
+        )
     return agent
 
 
@@ -113,7 +115,9 @@ def _import(spec: str, target: str) -> Any:
         ) from exc
     if not attr or not hasattr(module, attr):
         public = [n for n in dir(module) if not n.startswith("_")]
-        raise AgentLoadError(f"module {module_name!r} has no {attr!r} for agent {spec!r}.{did_you_mean(attr, public)}")
+        raise AgentLoadError(
+            f"module {module_name!r} has no {attr!r} for agent {spec!r}.{did_you_mean(attr, public)}"
+        )
     return getattr(module, attr)
 
 
@@ -133,4 +137,6 @@ def _check_options(spec: str, factory: Any, options: dict[str, Any]) -> None:
     try:
         signature.bind(**options)
     except TypeError as exc:
-        raise AgentLoadError(f"agent {spec!r} cannot be made with these options ({exc}); it accepts: {', '.join(accepted) or 'none'}") from None
+        raise AgentLoadError(
+            f"agent {spec!r} cannot be made with these options ({exc}); it accepts: {', '.join(accepted) or 'none'}"
+        ) from None

@@ -17,21 +17,50 @@ from typing import Any
 
 from webharness import actions as A
 from webharness.agents._axtree import TEXT_ROLES, Node, parse_axtree
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 STOPWORDS = frozenset(
     "a an and are as at be by for from how i in into is it its me my of on or that the then this "
     "to was were what which who with you your".split()
 )
 FILLERS = frozenset("it to as the a an is be by with of".split())  # dropped in front of a value
-PREPOSITIONS = frozenset("in on at for from into onto under over about".split())  # no value starts so
-SUBMIT_WORDS = ("save", "submit", "search", "sign in", "log in", "send", "continue", "next", "apply",
-                "create", "confirm", "update", "ok", "done", "go")
+PREPOSITIONS = frozenset(
+    "in on at for from into onto under over about".split()
+)  # no value starts so
+SUBMIT_WORDS = (
+    "save",
+    "submit",
+    "search",
+    "sign in",
+    "log in",
+    "send",
+    "continue",
+    "next",
+    "apply",
+    "create",
+    "confirm",
+    "update",
+    "ok",
+    "done",
+    "go",
+)
 AVOID_WORDS = ("cancel", "close", "delete", "remove", "reset", "clear", "back", "discard")
-FREE_TEXT_NAMES = ("message", "reply", "comment", "body", "note", "description", "text", "content",
-                   "search", "query")
+FREE_TEXT_NAMES = (
+    "message",
+    "reply",
+    "comment",
+    "body",
+    "note",
+    "description",
+    "text",
+    "content",
+    "search",
+    "query",
+)
 CLICKABLE = frozenset({"button", "link", "menuitem", "tab"})
-_QUESTION = re.compile(r"\b(what (is|was|are|were)|how (many|much)|which|who|tell me)\b|\?|(^|[.!?]\s+)report\b", re.I)
+_QUESTION = re.compile(
+    r"\b(what (is|was|are|were)|how (many|much)|which|who|tell me)\b|\?|(^|[.!?]\s+)report\b", re.I
+)
 _NEGATION = frozenset({"not", "no", "without", "never", "don't", "dont", "non"})
 _VALUE_END = re.compile(r"\s*(?:[,;]|\.(?:\s|$)|\s(?:and|with|or|then|but)\s|\s\(|$)")
 _QUOTED = re.compile(r"[\"“]([^\"”]+)[\"”]")
@@ -98,7 +127,11 @@ class HeuristicAgent:
             return A.Check(ref=node.ref) if wanted else A.Uncheck(ref=node.ref)
         if node.is_native_select:
             option = self._option_for(node, goal)
-            return A.SelectOption(ref=node.ref, option=option) if option and option != node.value else None
+            return (
+                A.SelectOption(ref=node.ref, option=option)
+                if option and option != node.value
+                else None
+            )
         if node.role in TEXT_ROLES or node.role == "combobox":  # a custom combobox gets typed into
             value = self.value_for(node.name, goal) or self._free_text(node, goal, nodes)
             if not value or value == node.value:
@@ -112,7 +145,7 @@ class HeuristicAgent:
         span = _find_phrase(label, goal, self.match_cutoff)
         if span is None:
             return None
-        rest = goal[span[1]:].lstrip(" :=")
+        rest = goal[span[1] :].lstrip(" :=")
         quoted = re.match(r"[\"“]([^\"”]+)[\"”]", rest)
         if quoted:
             return quoted.group(1)
@@ -128,8 +161,12 @@ class HeuristicAgent:
         boxes = [n for n in nodes if n.role in TEXT_ROLES]
         if not (any(w in node.name.lower() for w in FREE_TEXT_NAMES) or len(boxes) == 1):
             return None
-        shortest = 2 if node.role == "searchbox" or "search" in node.name.lower() else 15  # a query, or a message
-        quotes = [q for q in _QUOTED.findall(goal) if len(q) >= shortest and q not in self._used_values]
+        shortest = (
+            2 if node.role == "searchbox" or "search" in node.name.lower() else 15
+        )  # a query, or a message
+        quotes = [
+            q for q in _QUOTED.findall(goal) if len(q) >= shortest and q not in self._used_values
+        ]
         return max(quotes, key=len) if quotes else None
 
     def _option_for(self, node: Node, goal: str) -> str | None:
@@ -138,7 +175,11 @@ class HeuristicAgent:
             match = difflib.get_close_matches(value, node.options, n=1, cutoff=0.6)
             return match[0] if match else None
         lowered = goal.lower()
-        named = [o for o in node.options if len(o) >= 3 and re.search(rf"\b{re.escape(o.lower())}\b", lowered)]
+        named = [
+            o
+            for o in node.options
+            if len(o) >= 3 and re.search(rf"\b{re.escape(o.lower())}\b", lowered)
+        ]
         return max(named, key=len) if named else None
 
     def _mentioned_positively(self, name: str, goal: str) -> bool | None:
@@ -185,14 +226,17 @@ def _table_cell(nodes: list[Node], ref: str, wanted: set[str]) -> str | None:
         return None
     row = nodes[index]
     cells = []
-    for node in nodes[index + 1:]:
+    for node in nodes[index + 1 :]:
         if node.depth <= row.depth:
             break
         if node.role in ("cell", "gridcell", "rowheader") and node.depth == row.depth + 1:
             cells.append(node.name)
     start = max((i for i, n in enumerate(nodes[:index]) if n.role in ("table", "grid")), default=0)
     headers = [n.name for n in nodes[start:index] if n.role == "columnheader"]
-    overlaps = [len(_content_words(h) & wanted) if re.search(r"\d", c) else 0 for h, c in zip(headers, cells)]
+    overlaps = [
+        len(_content_words(h) & wanted) if re.search(r"\d", c) else 0
+        for h, c in zip(headers, cells)
+    ]
     if not overlaps or max(overlaps) == 0:
         return None
     return cells[overlaps.index(max(overlaps))]
@@ -236,8 +280,14 @@ def _find_phrase(phrase: str, text: str, cutoff: float) -> tuple[int, int] | Non
     best, best_ratio = None, 0.0
     for i in range(len(words) - n + 1):
         window = " ".join(m.group(0).lower() for m in words[i : i + n])
-        fuzzy = len(target) > 4 and not any(c.isdigit() for c in target)  # short words and numbers: exact only
-        ratio = 1.0 if window == target else (difflib.SequenceMatcher(None, window, target).ratio() if fuzzy else 0.0)
+        fuzzy = len(target) > 4 and not any(
+            c.isdigit() for c in target
+        )  # short words and numbers: exact only
+        ratio = (
+            1.0
+            if window == target
+            else (difflib.SequenceMatcher(None, window, target).ratio() if fuzzy else 0.0)
+        )
         if ratio > best_ratio:
             best, best_ratio = (words[i].start(), words[i + n - 1].end()), ratio
     return best if best_ratio >= cutoff else None

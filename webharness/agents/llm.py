@@ -35,7 +35,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import urllib.error
 import urllib.request
 from typing import Any
@@ -43,7 +42,7 @@ from typing import Any
 from webharness import actions as A
 from webharness.agents.base import TokenUsage
 from webharness.errors import AgentUnavailableError
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_TREE_CHARS = 12_000
@@ -91,8 +90,13 @@ class LLMUnavailableError(AgentUnavailableError):
     An ``AgentUnavailableError``: the runner stops the run instead of counting failures."""
 
 
-def build_messages(obs: dict[str, Any], history: list[dict[str, str]], *, history_len: int = 5,
-                   max_tree_chars: int = MAX_TREE_CHARS) -> list[dict[str, str]]:
+def build_messages(
+    obs: dict[str, Any],
+    history: list[dict[str, str]],
+    *,
+    history_len: int = 5,
+    max_tree_chars: int = MAX_TREE_CHARS,
+) -> list[dict[str, str]]:
     """The chat messages for one step: the system prompt and one user message.
 
     Args:
@@ -104,7 +108,10 @@ def build_messages(obs: dict[str, Any], history: list[dict[str, str]], *, histor
     """
     tree = str(obs.get("axtree", ""))
     if len(tree) > max_tree_chars:
-        tree = tree[:max_tree_chars] + f"\n... (truncated: {len(tree) - max_tree_chars} more characters)"
+        tree = (
+            tree[:max_tree_chars]
+            + f"\n... (truncated: {len(tree) - max_tree_chars} more characters)"
+        )
     recent = history[-history_len:] if history_len > 0 else []
     first = len(history) - len(recent) + 1
     actions = "\n".join(
@@ -121,7 +128,10 @@ def build_messages(obs: dict[str, Any], history: list[dict[str, str]], *, histor
         f"# Accessibility tree\n{tree}",
         "Reply with your next action.",
     ]
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join(sections)}]
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": "\n\n".join(sections)},
+    ]
 
 
 _FENCE = re.compile(r"```[ \t]*[\w-]*[ \t]*\n?(.*?)```", re.S)
@@ -133,7 +143,9 @@ def parse_reply(reply: str) -> str:
     candidates += reply.splitlines()[::-1]
     for candidate in candidates:
         for line in [candidate, *candidate.strip().splitlines()]:
-            text = re.sub(r"^\s*(?:action\s*:|[-*>]|\d+\.)\s*", "", line.strip(), flags=re.I).strip("` ")
+            text = re.sub(r"^\s*(?:action\s*:|[-*>]|\d+\.)\s*", "", line.strip(), flags=re.I).strip(
+                "` "
+            )
             if not text:
                 continue
             try:
@@ -153,25 +165,51 @@ class LLMAgent:
 
     name = "llm"
 
-    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None,
-                 temperature: float = 0.0, max_tokens: int = 300, log_prompts: bool = False,
-                 timeout_s: float = 60.0, history_len: int = 5, max_tree_chars: int = MAX_TREE_CHARS) -> None:
-        self.base_url = (base_url or os.environ.get("WEBHARNESS_LLM_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 300,
+        log_prompts: bool = False,
+        timeout_s: float = 60.0,
+        history_len: int = 5,
+        max_tree_chars: int = MAX_TREE_CHARS,
+    ) -> None:
+        self.base_url = (
+            base_url or os.environ.get("WEBHARNESS_LLM_BASE_URL") or DEFAULT_BASE_URL
+        ).rstrip("/")
         self.model = model or os.environ.get("WEBHARNESS_LLM_MODEL") or ""
-        self._api_key = api_key or os.environ.get("WEBHARNESS_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
+        self._api_key = (
+            api_key
+            or os.environ.get("WEBHARNESS_LLM_API_KEY")
+            or os.environ.get("OPENAI_API_KEY")
+            or ""
+        )
         if not self.base_url.startswith(("http://", "https://")):
-            raise LLMUnavailableError(f"base_url={self.base_url!r} is not an http(s) URL; set WEBHARNESS_LLM_BASE_URL")
+            raise LLMUnavailableError(
+                f"base_url={self.base_url!r} is not an http(s) URL; set WEBHARNESS_LLM_BASE_URL"
+            )
         if not self.model:
-            raise LLMUnavailableError(f"no model for {self.base_url}: pass model=... or set WEBHARNESS_LLM_MODEL")
+            raise LLMUnavailableError(
+                f"no model for {self.base_url}: pass model=... or set WEBHARNESS_LLM_MODEL"
+            )
         if not self._api_key:
             raise LLMUnavailableError(
                 f"no API key for {self.base_url} (model {self.model!r}): pass api_key=... or set "
                 "WEBHARNESS_LLM_API_KEY (or OPENAI_API_KEY); for a local server that ignores keys, any value works"
             )
         if timeout_s <= 0 or max_tokens <= 0:
-            raise ValueError(f"timeout_s={timeout_s!r} and max_tokens={max_tokens!r} must be positive")
+            raise ValueError(
+                f"timeout_s={timeout_s!r} and max_tokens={max_tokens!r} must be positive"
+            )
         self.temperature, self.max_tokens, self.timeout_s = temperature, max_tokens, timeout_s
-        self.log_prompts, self.history_len, self.max_tree_chars = log_prompts, history_len, max_tree_chars
+        self.log_prompts, self.history_len, self.max_tree_chars = (
+            log_prompts,
+            history_len,
+            max_tree_chars,
+        )
         self.total_usage = TokenUsage()
         self.reset(None)
 
@@ -186,26 +224,44 @@ class LLMAgent:
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         if self._history and obs.get("last_action_error"):
             self._history[-1]["error"] = str(obs["last_action_error"])[:300]
-        messages = build_messages(obs, self._history, history_len=self.history_len, max_tree_chars=self.max_tree_chars)
+        messages = build_messages(
+            obs, self._history, history_len=self.history_len, max_tree_chars=self.max_tree_chars
+        )
         reply, usage = self.complete(messages)
         action = parse_reply(reply)
         self._history.append({"action": action[:300], "error": ""})
         if self.log_prompts:
-            self.transcript.append({"step": len(self._history), "messages": messages, "reply": reply,
-                                    "action": action, "usage": usage.model_dump()})
+            self.transcript.append(
+                {
+                    "step": len(self._history),
+                    "messages": messages,
+                    "reply": reply,
+                    "action": action,
+                    "usage": usage.model_dump(),
+                }
+            )
         return action
 
     def complete(self, messages: list[dict[str, str]]) -> tuple[str, TokenUsage]:
         """One chat completion: the reply text and its token usage (added to ``usage``)."""
-        body = {"model": self.model, "messages": messages, "temperature": self.temperature, "max_tokens": self.max_tokens}
+        body = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
         data = self._post(body)
         try:
             reply = data["choices"][0]["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise LLMUnavailableError(f"{self._where()} answered without choices[0].message: {str(data)[:200]}") from None
+            raise LLMUnavailableError(
+                f"{self._where()} answered without choices[0].message: {str(data)[:200]}"
+            ) from None
         raw = data.get("usage") or {}
-        usage = TokenUsage(prompt_tokens=int(raw.get("prompt_tokens") or 0),
-                           completion_tokens=int(raw.get("completion_tokens") or 0))
+        usage = TokenUsage(
+            prompt_tokens=int(raw.get("prompt_tokens") or 0),
+            completion_tokens=int(raw.get("completion_tokens") or 0),
+        )
         for total in (self.usage, self.total_usage):
             total.prompt_tokens += usage.prompt_tokens
             total.completion_tokens += usage.completion_tokens
@@ -213,8 +269,13 @@ class LLMAgent:
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         request = urllib.request.Request(
-            f"{self.base_url}/chat/completions", data=json.dumps(body).encode(), method="POST",
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self._api_key}"},
+            f"{self.base_url}/chat/completions",
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                "Authorization": f"Bearer {self._api_key}",
+            },
         )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
@@ -223,8 +284,10 @@ class LLMAgent:
             with exc:
                 detail = exc.read()[:300].decode(errors="replace")
             hint = " (check the API key)" if exc.code in (401, 403) else ""
-            raise LLMUnavailableError(f"{self._where()} returned HTTP {exc.code}{hint}: {detail}") from None
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:
+            raise LLMUnavailableError(
+                f"{self._where()} returned HTTP {exc.code}{hint}: {detail}"
+            ) from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise LLMUnavailableError(
                 f"cannot reach {self._where()}: {reason}; check WEBHARNESS_LLM_BASE_URL and that the server is up"
@@ -232,9 +295,13 @@ class LLMAgent:
         try:
             data = json.loads(payload)
         except ValueError:
-            raise LLMUnavailableError(f"{self._where()} did not answer JSON: {payload[:200]!r}") from None
+            raise LLMUnavailableError(
+                f"{self._where()} did not answer JSON: {payload[:200]!r}"
+            ) from None
         if not isinstance(data, dict):
-            raise LLMUnavailableError(f"{self._where()} answered {type(data).__name__}, not a JSON object")
+            raise LLMUnavailableError(
+                f"{self._where()} answered {type(data).__name__}, not a JSON object"
+            )
         return data
 
     def _where(self) -> str:

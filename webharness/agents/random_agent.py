@@ -8,12 +8,20 @@ import numpy as np
 
 from webharness import actions as A
 from webharness.agents._axtree import CLICK_ROLES, TEXT_ROLES, Node, parse_axtree
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 WORDS = ("alpha", "blue", "north", "seven", "river", "quick", "hello", "test", "maple", "orbit")
 KEYS = ("Enter", "Tab", "Escape", "ArrowDown", "ArrowUp", "Space")
 # Relative weights of the action kinds; each is only drawn when the page offers a target.
-WEIGHTS = {"click": 5, "fill": 3, "select_option": 2, "check": 1, "scroll": 1, "press": 1, "noop": 1}
+WEIGHTS = {
+    "click": 5,
+    "fill": 3,
+    "select_option": 2,
+    "check": 1,
+    "scroll": 1,
+    "press": 1,
+    "noop": 1,
+}
 
 
 class RandomAgent:
@@ -43,7 +51,9 @@ class RandomAgent:
         nodes = [n for n in parse_axtree(obs.get("axtree", "")) if not n.disabled]
         targets = {
             "click": [n for n in nodes if n.role in CLICK_ROLES and n.role != "option"],
-            "fill": [n for n in nodes if n.role in TEXT_ROLES or (n.role == "combobox" and not n.options)],
+            "fill": [
+                n for n in nodes if n.role in TEXT_ROLES or (n.role == "combobox" and not n.options)
+            ],
             "select_option": [n for n in nodes if n.is_native_select],
             "check": [n for n in nodes if n.role in ("checkbox", "radio", "switch")],
         }
@@ -60,7 +70,9 @@ class RandomAgent:
             words = self.rng.choice(WORDS, size=int(self.rng.integers(1, 4)))
             return A.Fill(ref=node.ref, text=" ".join(str(w) for w in words))
         if kind == "select_option" and node:
-            return A.SelectOption(ref=node.ref, option=node.options[int(self.rng.integers(len(node.options)))])
+            return A.SelectOption(
+                ref=node.ref, option=node.options[int(self.rng.integers(len(node.options)))]
+            )
         if kind == "check" and node:
             return A.Uncheck(ref=node.ref) if node.checked else A.Check(ref=node.ref)
         if kind == "scroll":

@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from webharness.episode.hooks import HookFactory
 from webharness.errors import WebHarnessError, did_you_mean
-from webharness.hooks import HookFactory
 from webharness.perturbations.base import PerturbationContext, StepClock
 from webharness.perturbations.dom_replacement import dom_replacement
 from webharness.perturbations.id_randomization import id_randomization
@@ -50,8 +50,15 @@ class UnknownPerturbationError(WebHarnessError, ValueError):
 
 def check_strength(strength: Any) -> float:
     """``strength`` as a float in [0, 1]; ValueError naming the value otherwise."""
-    if isinstance(strength, bool) or not isinstance(strength, (int, float)) or not math.isfinite(strength) or not 0 <= strength <= 1:
-        raise ValueError(f"strength={strength!r} is not a number in [0, 1] (0: no change, 1: the strongest)")
+    if (
+        isinstance(strength, bool)
+        or not isinstance(strength, (int, float))
+        or not math.isfinite(strength)
+        or not 0 <= strength <= 1
+    ):
+        raise ValueError(
+            f"strength={strength!r} is not a number in [0, 1] (0: no change, 1: the strongest)"
+        )
     return float(strength)
 
 
@@ -75,7 +82,9 @@ def parse_stack(text: str, strength: float = 0.5) -> list[tuple[str, float]]:
     for item in text.split(","):
         name, _, value = (part.strip() for part in item.partition(":"))
         if not name:
-            raise ValueError(f"empty perturbation name in {text!r}; write names separated by commas, e.g. 'popup,latency'")
+            raise ValueError(
+                f"empty perturbation name in {text!r}; write names separated by commas, e.g. 'popup,latency'"
+            )
         perturbation(name)
         if any(name == seen for seen, _ in stack):
             raise ValueError(f"perturbation {name!r} is listed twice in {text!r}")
@@ -87,7 +96,9 @@ def _parse_strength(value: str, item: str) -> float:
     try:
         number = float(value)
     except ValueError:
-        raise ValueError(f"strength {value!r} in {item.strip()!r} is not a number in [0, 1]") from None
+        raise ValueError(
+            f"strength {value!r} in {item.strip()!r} is not a number in [0, 1]"
+        ) from None
     return check_strength(number)
 
 

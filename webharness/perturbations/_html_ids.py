@@ -16,12 +16,46 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-HOOK_ATTRS = ("data-testid", "data-test-id", "data-test", "data-qa", "data-cy", "data-automation-id")
-ID_REF_ATTRS = frozenset({"for", "aria-labelledby", "aria-describedby", "aria-controls", "aria-owns",
-                          "aria-activedescendant", "aria-details", "aria-errormessage", "aria-flowto",
-                          "headers", "list", "form"})
+HOOK_ATTRS = (
+    "data-testid",
+    "data-test-id",
+    "data-test",
+    "data-qa",
+    "data-cy",
+    "data-automation-id",
+)
+ID_REF_ATTRS = frozenset(
+    {
+        "for",
+        "aria-labelledby",
+        "aria-describedby",
+        "aria-controls",
+        "aria-owns",
+        "aria-activedescendant",
+        "aria-details",
+        "aria-errormessage",
+        "aria-flowto",
+        "headers",
+        "list",
+        "form",
+    }
+)
 _NAMED_ATTRS = frozenset({"id", "class", "href", *ID_REF_ATTRS, *HOOK_ATTRS})
-_NO_NOISE = frozenset({"html", "head", "body", "script", "style", "meta", "link", "title", "template", "noscript", "base"})
+_NO_NOISE = frozenset(
+    {
+        "html",
+        "head",
+        "body",
+        "script",
+        "style",
+        "meta",
+        "link",
+        "title",
+        "template",
+        "noscript",
+        "base",
+    }
+)
 _CSS_NAME = re.compile(r"([.#])(-?[A-Za-z_][\w-]*)")
 
 
@@ -33,7 +67,9 @@ class Renamer:
     share: float  # the fraction of eligible tokens renamed (the strength)
 
     def _hash(self, *parts: object) -> str:
-        return hashlib.blake2b(":".join(map(str, (self.salt, *parts))).encode(), digest_size=8).hexdigest()
+        return hashlib.blake2b(
+            ":".join(map(str, (self.salt, *parts))).encode(), digest_size=8
+        ).hexdigest()
 
     def rename(self, kind: str, token: str) -> str | None:
         """A new name for ``token``, or None when it keeps its name this episode."""
@@ -56,7 +92,9 @@ class Rewrite:
     ids: dict[str, str] = field(default_factory=dict)
     classes: dict[str, str] = field(default_factory=dict)
     hooks: dict[str, str] = field(default_factory=dict)
-    kept_ids: list[str] = field(default_factory=list)  # used by scripts: renaming them would break the page
+    kept_ids: list[str] = field(
+        default_factory=list
+    )  # used by scripts: renaming them would break the page
     noise_ids: int = 0
 
 
@@ -140,7 +178,9 @@ def randomize(source: str, renamer: Renamer, code: str = "") -> Rewrite:
                 for token in value.split():
                     _decide(token, "class", used, renamer, result.classes, None)
             elif name in HOOK_ATTRS:
-                _decide(value, "hook", _mentions(scripts + css + other), renamer, result.hooks, None)
+                _decide(
+                    value, "hook", _mentions(scripts + css + other), renamer, result.hooks, None
+                )
     result.html = _apply(source, scanner, renamer, result)
     return result
 
@@ -150,8 +190,14 @@ def _mentions(text: str) -> Callable[[str], bool]:
     return lambda token: token in words or (not re.fullmatch(r"[\w-]+", token) and token in text)
 
 
-def _decide(token: str, kind: str, used: Callable[[str], bool], renamer: Renamer,
-            renamed: dict[str, str], kept: list[str] | None) -> None:
+def _decide(
+    token: str,
+    kind: str,
+    used: Callable[[str], bool],
+    renamer: Renamer,
+    renamed: dict[str, str],
+    kept: list[str] | None,
+) -> None:
     if not token or token in renamed or (kept is not None and token in kept):
         return
     if used(token):
@@ -223,7 +269,7 @@ def rewrite_css(css: str, ids: dict[str, str], classes: dict[str, str]) -> str:
 
     out, start = [], 0
     for m in re.finditer(r"[{};]", css):
-        chunk = css[start:m.start()]
+        chunk = css[start : m.start()]
         out.append((selector(chunk) if m.group() == "{" else chunk) + m.group())
         start = m.end()
     out.append(css[start:])

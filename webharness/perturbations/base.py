@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
-from webharness.hooks import EpisodeHooks
-from webharness.page_session import SETTLE_JS
-from webharness.task_spec import TaskSpec
+from webharness.browser.page_session import SETTLE_JS
+from webharness.episode.hooks import EpisodeHooks
+from webharness.spec.task_spec import TaskSpec
 
 
 @dataclass
@@ -52,7 +52,7 @@ class PerturbationContext:
 @cache
 def js_source(name: str) -> str:
     """A script of ``webharness/js`` (package data), by file name."""
-    return resources.files("webharness").joinpath(f"js/{name}").read_text(encoding="utf-8")
+    return resources.files("webharness.browser").joinpath(f"js/{name}").read_text(encoding="utf-8")
 
 
 def init_script(name: str, config: dict[str, Any]) -> str:
@@ -69,7 +69,10 @@ def record(hooks: EpisodeHooks, step: int, kind: str, **detail: Any) -> None:
     another thread never sees it half sorted.
     """
     hooks.record(step, kind, **detail)
-    hooks.events[:] = sorted(hooks.events, key=lambda e: (e.step, e.kind, json.dumps(e.detail, sort_keys=True, default=str)))
+    hooks.events[:] = sorted(
+        hooks.events,
+        key=lambda e: (e.step, e.kind, json.dumps(e.detail, sort_keys=True, default=str)),
+    )
 
 
 def handle(key: str) -> str:
@@ -81,7 +84,8 @@ async def call(page: Page, key: str, method: str, *args: Any) -> Any:
     """Call a perturbation's in-page method; None when the document has none or went away."""
     try:
         return await page.evaluate(
-            f"([m, args]) => {{ const p = {handle(key)}; return p ? p[m](...args) : null; }}", [method, list(args)]
+            f"([m, args]) => {{ const p = {handle(key)}; return p ? p[m](...args) : null; }}",
+            [method, list(args)],
         )
     except PlaywrightError:
         return None
@@ -104,7 +108,9 @@ async def settle(page: Page, ctx: PerturbationContext) -> bool:
     if ready is not None:
         try:
             if ready.selector:
-                await page.wait_for_selector(ready.selector, state="visible", timeout=ready.timeout_ms)
+                await page.wait_for_selector(
+                    ready.selector, state="visible", timeout=ready.timeout_ms
+                )
             if ready.js:
                 await page.wait_for_function(ready.js, timeout=ready.timeout_ms)
         except PlaywrightError:

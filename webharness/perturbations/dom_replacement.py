@@ -13,9 +13,16 @@ from __future__ import annotations
 import numpy as np
 from playwright.async_api import Page
 
-from webharness.hooks import EpisodeHooks, HookFactory
-from webharness.perturbations.base import PerturbationContext, call, init_script, record, seed_of, settle
-from webharness.trace import TaskInstance
+from webharness.episode.hooks import EpisodeHooks, HookFactory
+from webharness.perturbations.base import (
+    PerturbationContext,
+    call,
+    init_script,
+    record,
+    seed_of,
+    settle,
+)
+from webharness.trace.models import TaskInstance
 
 
 def dom_replacement(strength: float, ctx: PerturbationContext) -> HookFactory:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from playwright.async_api import Request
 
-from webharness.hooks import EpisodeHooks, HookFactory
+from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.perturbations._html_ids import HOOK_ATTRS, Renamer, randomize
 from webharness.perturbations.base import (
     PerturbationContext,
@@ -35,7 +35,7 @@ from webharness.perturbations.base import (
     seed_of,
     shown_url,
 )
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 
 def id_randomization(strength: float, ctx: PerturbationContext) -> HookFactory:
@@ -46,19 +46,38 @@ def id_randomization(strength: float, ctx: PerturbationContext) -> HookFactory:
         if strength <= 0:
             return
         renamer = Renamer(salt=int(rng.integers(2**63)), share=strength)
-        config = {"seed": seed_of(rng), "share": strength, "hookAttrs": list(HOOK_ATTRS), "renameHooks": external}
+        config = {
+            "seed": seed_of(rng),
+            "share": strength,
+            "hookAttrs": list(HOOK_ATTRS),
+            "renameHooks": external,
+        }
         hooks.init_scripts.append(init_script("perturb_id_randomization.js", config))
 
         def transform(html: str) -> str:
             done = randomize(html, renamer, code)
-            record(hooks, ctx.clock.step, "id_randomization", document=done.title, ids=done.ids,
-                   test_hooks=done.hooks, classes=len(done.classes), noise_ids=done.noise_ids,
-                   kept_ids=sorted(done.kept_ids))
+            record(
+                hooks,
+                ctx.clock.step,
+                "id_randomization",
+                document=done.title,
+                ids=done.ids,
+                test_hooks=done.hooks,
+                classes=len(done.classes),
+                noise_ids=done.noise_ids,
+                kept_ids=sorted(done.kept_ids),
+            )
             return done.html
 
         async def on_request(request: Request) -> None:
             if is_page_load(request) and origin_of(request.url) in ctx.origins:
-                record(hooks, ctx.clock.step, "id_randomization", document=shown_url(request.url, ctx), in_page_only=True)
+                record(
+                    hooks,
+                    ctx.clock.step,
+                    "id_randomization",
+                    document=shown_url(request.url, ctx),
+                    in_page_only=True,
+                )
 
         if external:
             hooks.request_hooks.append(on_request)

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from webharness.hooks import EpisodeHooks, HookFactory
+from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.perturbations.base import PerturbationContext, init_script, record
-from webharness.templating import fill
-from webharness.trace import TaskInstance
+from webharness.spec.templating import fill
+from webharness.trace.models import TaskInstance
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "Submit": ("Send", "Confirm"),
@@ -83,7 +83,9 @@ def label_drift(strength: float, ctx: PerturbationContext) -> HookFactory:
             return
         kept = _criteria_strings(ctx.spec.success.model_dump(mode="json"), instance.params)
         hooks.init_scripts.append(
-            init_script("perturb_label_drift.js", {"pairs": sorted(mapping.items()), "protected": kept})
+            init_script(
+                "perturb_label_drift.js", {"pairs": sorted(mapping.items()), "protected": kept}
+            )
         )
         record(hooks, 0, "label_drift", map=mapping, roles=sorted(DRIFTING_ROLES))
 

@@ -17,9 +17,9 @@ from collections import Counter
 import numpy as np
 from playwright.async_api import Request
 
-from webharness.hooks import EpisodeHooks, HookFactory
+from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.perturbations.base import PerturbationContext, origin_of, record, shown_url
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 MAX_DELAY_S = 2.5  # at strength 1
 DELAYED_TYPES = frozenset({"document", "fetch", "xhr"})
@@ -33,18 +33,28 @@ def latency(strength: float, ctx: PerturbationContext) -> HookFactory:
         seen: Counter[str] = Counter()
 
         async def delay(request: Request) -> None:
-            if request.resource_type not in DELAYED_TYPES or origin_of(request.url) not in ctx.origins:
+            if (
+                request.resource_type not in DELAYED_TYPES
+                or origin_of(request.url) not in ctx.origins
+            ):
                 return
             key = f"{request.method} {request.url}"
             occurrence = seen[key]
             seen[key] += 1
             u = np.random.default_rng([base, zlib.crc32(key.encode()), occurrence]).random()
             seconds = round(float(u) ** 2 * MAX_DELAY_S * strength, 3)
-            record(hooks, ctx.clock.step, "latency", method=request.method, url=shown_url(request.url, ctx),
-                   resource=request.resource_type, occurrence=occurrence, delay_ms=round(seconds * 1000))
+            record(
+                hooks,
+                ctx.clock.step,
+                "latency",
+                method=request.method,
+                url=shown_url(request.url, ctx),
+                resource=request.resource_type,
+                occurrence=occurrence,
+                delay_ms=round(seconds * 1000),
+            )
             await asyncio.sleep(seconds)  # the perturbation itself: a seeded, bounded delay
 
         hooks.request_hooks.append(delay)
 
     return factory
-

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 from playwright.async_api import Page
 
-from webharness.hooks import EpisodeHooks, HookFactory
+from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.perturbations.base import PerturbationContext, call, init_script, record, settle
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 MAX_HEIGHT_PX = 240
 NOTICES = (
@@ -34,7 +34,10 @@ def layout_shift(strength: float, ctx: PerturbationContext) -> HookFactory:
         height = max(8, round(float(rng.uniform(0.5, 1.0)) * MAX_HEIGHT_PX * strength))
         text = NOTICES[int(rng.integers(len(NOTICES)))]
         hooks.init_scripts.append(
-            init_script("perturb_layout_shift.js", {"armedAtLoad": arm_step == 0, "height": height, "text": text})
+            init_script(
+                "perturb_layout_shift.js",
+                {"armedAtLoad": arm_step == 0, "height": height, "text": text},
+            )
         )
         state = {"armed": arm_step == 0, "fired": False}
         if state["armed"]:
@@ -42,7 +45,11 @@ def layout_shift(strength: float, ctx: PerturbationContext) -> HookFactory:
 
         async def after_action(page: Page, step: int) -> None:
             if not state["armed"]:
-                if step >= arm_step and await settle(page, ctx) and await call(page, "layout_shift", "arm") is not None:
+                if (
+                    step >= arm_step
+                    and await settle(page, ctx)
+                    and await call(page, "layout_shift", "arm") is not None
+                ):
                     state["armed"] = True
                     record(hooks, step, "layout_shift", action="armed", height_px=height)
                 return
@@ -50,7 +57,14 @@ def layout_shift(strength: float, ctx: PerturbationContext) -> HookFactory:
                 status = await call(page, "layout_shift", "status") or {}
                 if status.get("fired"):
                     state["fired"] = True
-                    record(hooks, step, "layout_shift", action="shifted", height_px=height, trigger=status.get("trigger"))
+                    record(
+                        hooks,
+                        step,
+                        "layout_shift",
+                        action="shifted",
+                        height_px=height,
+                        trigger=status.get("trigger"),
+                    )
 
         hooks.after_action.append(after_action)
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from webharness.hooks import EpisodeHooks, HookFactory
+from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.perturbations.base import PerturbationContext, record
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 # A phrase (a regex over whole words) and the wordings it may take instead.
 PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -30,7 +30,10 @@ PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"\bIt is filed under\b", ("You'll find it under", "It lives under")),
     (r"\bReply with\b", ("Answer with", "Respond with")),
     (r"\bthe exact figure\b", ("the precise figure", "the figure exactly")),
-    (r"\bas the dashboard shows it\b", ("as shown on the dashboard", "as it appears on the dashboard")),
+    (
+        r"\bas the dashboard shows it\b",
+        ("as shown on the dashboard", "as it appears on the dashboard"),
+    ),
     (r"\bSign in to\b", ("Log in to", "Log into")),
     (r"\bYou can use\b", ("You may use", "Either use")),
     (r"\bis waiting in\b", ("sits in", "is waiting for you in")),
@@ -71,7 +74,9 @@ def paraphrase(strength: float, ctx: PerturbationContext) -> HookFactory:
     return factory
 
 
-def reword(instruction: str, params: dict[str, Any], rng: np.random.Generator, strength: float) -> tuple[str, list[str], str | None]:
+def reword(
+    instruction: str, params: dict[str, Any], rng: np.random.Generator, strength: float
+) -> tuple[str, list[str], str | None]:
     """The instruction reworded, the rules applied and the frame used (None: no frame)."""
     masked, values = _mask(instruction, params)
     rules: list[str] = []
@@ -93,7 +98,11 @@ def reword(instruction: str, params: dict[str, Any], rng: np.random.Generator, s
 
 def param_values(instruction: str, params: dict[str, Any]) -> list[str]:
     """The parameter values (as text) that appear in the instruction."""
-    shown = {str(v) for k, v in params.items() if not k.startswith("_") and isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+    shown = {
+        str(v)
+        for k, v in params.items()
+        if not k.startswith("_") and isinstance(v, (str, int, float)) and not isinstance(v, bool)
+    }
     return sorted((v for v in shown if v and v in instruction), key=len, reverse=True)
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 from playwright.async_api import Page
 
-from webharness.hooks import EpisodeHooks, HookFactory
+from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.perturbations.base import PerturbationContext, call, init_script, record, settle
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,9 @@ def check_kinds(kinds: Sequence[str] | None) -> tuple[str, ...]:
     return chosen
 
 
-def popup(strength: float, ctx: PerturbationContext, kinds: Sequence[str] | None = None) -> HookFactory:
+def popup(
+    strength: float, ctx: PerturbationContext, kinds: Sequence[str] | None = None
+) -> HookFactory:
     pool = check_kinds(kinds)
 
     def factory(hooks: EpisodeHooks, rng: np.random.Generator, instance: TaskInstance) -> None:
@@ -87,4 +89,13 @@ def popup(strength: float, ctx: PerturbationContext, kinds: Sequence[str] | None
 
 def _record_shown(hooks: EpisodeHooks, step: int, kind: str) -> None:
     spec = POPUPS[kind]
-    record(hooks, step, "popup", action="shown", popup=kind, name=spec.name, dismiss=spec.dismiss, layer=spec.layer)
+    record(
+        hooks,
+        step,
+        "popup",
+        action="shown",
+        popup=kind,
+        name=spec.name,
+        dismiss=spec.dismiss,
+        layer=spec.layer,
+    )

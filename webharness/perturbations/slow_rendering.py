@@ -20,7 +20,7 @@ import numpy as np
 from playwright.async_api import Page, Request
 
 from webharness import actions as A
-from webharness.hooks import EpisodeHooks, HookFactory
+from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.perturbations.base import (
     PerturbationContext,
     call,
@@ -31,7 +31,7 @@ from webharness.perturbations.base import (
     settle,
     shown_url,
 )
-from webharness.trace import TaskInstance
+from webharness.trace.models import TaskInstance
 
 MAX_DELAY_MS = 3_000
 STEP_MS = 100  # what a step other than wait() counts for on the agent's clock
@@ -45,21 +45,40 @@ def slow_rendering(strength: float, ctx: PerturbationContext) -> HookFactory:
             return
         delay_ms = round(float(rng.uniform(0.5, 1.0)) * MAX_DELAY_MS * strength)
         mode = "timer" if timer else "step"
-        hooks.init_scripts.append(init_script("perturb_slow_rendering.js", {"delayMs": delay_ms, "mode": mode}))
+        hooks.init_scripts.append(
+            init_script("perturb_slow_rendering.js", {"delayMs": delay_ms, "mode": mode})
+        )
         page_clock = {"spent_ms": 0, "revealed": False, "loaded_at": -1}
 
         async def on_request(request: Request) -> None:
             if is_page_load(request) and origin_of(request.url) in ctx.origins:
                 page_clock.update(spent_ms=0, revealed=False, loaded_at=ctx.clock.step)
-                record(hooks, ctx.clock.step, "slow_rendering", url=shown_url(request.url, ctx), delay_ms=delay_ms, clock=mode)
+                record(
+                    hooks,
+                    ctx.clock.step,
+                    "slow_rendering",
+                    url=shown_url(request.url, ctx),
+                    delay_ms=delay_ms,
+                    clock=mode,
+                )
 
         async def after_action(page: Page, step: int) -> None:
-            if page_clock["revealed"] or page_clock["loaded_at"] == step or not await settle(page, ctx):
+            if (
+                page_clock["revealed"]
+                or page_clock["loaded_at"] == step
+                or not await settle(page, ctx)
+            ):
                 return  # shown already, or a new page (its clock starts at zero)
             page_clock["spent_ms"] += _spent_ms(ctx.clock.action)
             if page_clock["spent_ms"] >= delay_ms and await call(page, "slow_rendering", "reveal"):
                 page_clock["revealed"] = True
-                record(hooks, step, "slow_rendering", action="revealed", after_ms=page_clock["spent_ms"])
+                record(
+                    hooks,
+                    step,
+                    "slow_rendering",
+                    action="revealed",
+                    after_ms=page_clock["spent_ms"],
+                )
 
         hooks.request_hooks.append(on_request)
         if not timer:

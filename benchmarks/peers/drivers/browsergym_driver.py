@@ -37,7 +37,9 @@ class BrowserGymAdapter:
         self.tuned = bool(plan.options.get("tuned"))
         self.name = "browsergym-tuned" if self.tuned else "browsergym-shipped"
         playwright = _get_global_playwright()
-        playwright.chromium.launch = functools.partial(playwright.chromium.launch, executable_path=plan.chromium)
+        playwright.chromium.launch = functools.partial(
+            playwright.chromium.launch, executable_path=plan.chromium
+        )
         self.actions = HighLevelActionSet(subsets=["chat", "infeas", "bid", "coord", "nav", "tab"])
         self.env: Any = None
         self.errors: list[str] = []
@@ -48,8 +50,10 @@ class BrowserGymAdapter:
 
         tuning = {"slow_mo": 0, "pre_observation_delay": 0.0} if self.tuned else {}
         self.env = BrowserEnv(
-            task_entrypoint=OpenEndedTask, task_kwargs={"start_url": task.url.format(seed=0), "goal": task.name},
-            action_mapping=self.actions.to_python_code, **tuning,
+            task_entrypoint=OpenEndedTask,
+            task_kwargs={"start_url": task.url.format(seed=0), "goal": task.name},
+            action_mapping=self.actions.to_python_code,
+            **tuning,
         )
 
     def reset(self, task: TaskPlan, seed: int) -> None:

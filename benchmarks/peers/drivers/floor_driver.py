@@ -20,9 +20,9 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from playwright.async_api import BrowserContext, Page, async_playwright  # noqa: E402
-
 from protocol import TARGET_JS, Plan, TaskPlan, driver_main  # noqa: E402
-from webharness.browser import LAUNCH_ARGS  # noqa: E402
+
+from webharness.browser.host import LAUNCH_ARGS  # noqa: E402
 
 
 class FloorAdapter:
@@ -32,7 +32,9 @@ class FloorAdapter:
         self.viewport = {"width": plan.viewport[0], "height": plan.viewport[1]}
         self.loop = asyncio.new_event_loop()
         self.playwright = self._run(async_playwright().start())
-        self.browser = self._run(self.playwright.chromium.launch(executable_path=plan.chromium, args=list(LAUNCH_ARGS)))
+        self.browser = self._run(
+            self.playwright.chromium.launch(executable_path=plan.chromium, args=list(LAUNCH_ARGS))
+        )
         self.context: BrowserContext | None = None
         self.page: Page | None = None
         self._closing: list[asyncio.Task[None]] = []

@@ -24,7 +24,9 @@ class MiniWoBAdapter:
 
     def __init__(self, plan: Plan) -> None:
         os.environ.setdefault("MINIWOB_CHROME_BINARY", plan.chromium)
-        os.environ.setdefault("MINIWOB_CHROMEDRIVER", plan.options.get("chromedriver", "/usr/bin/chromedriver"))
+        os.environ.setdefault(
+            "MINIWOB_CHROMEDRIVER", plan.options.get("chromedriver", "/usr/bin/chromedriver")
+        )
         import gymnasium as gym
         import miniwob
 
@@ -42,7 +44,9 @@ class MiniWoBAdapter:
             # Not a MiniWoB++ page: try it as MiniWoB++ would load one (with a field
             # extractor, which only MiniWoB++'s own tasks have), and report what happens.
             try:
-                self.env = MiniWoBEnvironment(subdomain=name, base_url=base_url, field_extractor=lambda utterance: [])
+                self.env = MiniWoBEnvironment(
+                    subdomain=name, base_url=base_url, field_extractor=lambda utterance: []
+                )
             except Exception as exc:
                 raise RuntimeError(
                     f"MiniWoB++ drives only pages built on its core.js: it waited for the sync cover "
@@ -68,20 +72,27 @@ class MiniWoBAdapter:
     def target(self, task: TaskPlan, expression: str) -> dict[str, Any]:
         found = self.driver.execute_script(f"return ({TARGET_JS % expression})();")
         if found is None or found.get("wob_ref") is None:
-            raise RuntimeError(f"{task.name}: no element with a MiniWoB++ ref for {expression!r}: {found}")
+            raise RuntimeError(
+                f"{task.name}: no element with a MiniWoB++ ref for {expression!r}: {found}"
+            )
         return found
 
     def click(self, task: TaskPlan, target: dict[str, Any], timed: bool = True) -> None:
         from miniwob.action import ActionTypes
 
-        self._step(self.env.unwrapped.create_action(ActionTypes.CLICK_ELEMENT, ref=int(target["wob_ref"])), "click")
+        self._step(
+            self.env.unwrapped.create_action(ActionTypes.CLICK_ELEMENT, ref=int(target["wob_ref"])),
+            "click",
+        )
 
     def mouse_click(self, task: TaskPlan, x: float, y: float) -> None:
         import numpy as np
         from miniwob.action import ActionTypes
 
         coords = np.array([x, y], dtype=np.float32)
-        self._step(self.env.unwrapped.create_action(ActionTypes.CLICK_COORDS, coords=coords), "mouse_click")
+        self._step(
+            self.env.unwrapped.create_action(ActionTypes.CLICK_COORDS, coords=coords), "mouse_click"
+        )
 
     def noop(self, task: TaskPlan) -> None:
         from miniwob.action import ActionTypes
@@ -92,8 +103,15 @@ class MiniWoBAdapter:
         from miniwob.screenshot import get_screenshot, pil_to_numpy_array
 
         instance = self.env.unwrapped.instance
-        pil_to_numpy_array(get_screenshot(self.driver, instance.inner_width, instance.inner_height,
-                                          instance.task_width, instance.task_height))
+        pil_to_numpy_array(
+            get_screenshot(
+                self.driver,
+                instance.inner_width,
+                instance.inner_height,
+                instance.task_width,
+                instance.task_height,
+            )
+        )
 
     def close_task(self, task: TaskPlan) -> None:
         if self.env is not None:

@@ -16,19 +16,25 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import gymnasium as gym  # noqa: E402
+from protocol import TARGET_JS, Plan, TaskPlan, driver_main, log  # noqa: E402
 
 import webharness  # noqa: E402,F401  (registers the envs)
-from protocol import TARGET_JS, Plan, TaskPlan, driver_main, log  # noqa: E402
 from webharness.envs import WebEvalEnv  # noqa: E402
-from webharness.task_spec import TaskSpec  # noqa: E402
+from webharness.spec.task_spec import TaskSpec  # noqa: E402
 
 
 def external_spec(task: TaskPlan, seed: int) -> TaskSpec:
-    return TaskSpec.model_validate({
-        "id": task.name.replace("-", "_"), "category": "miniwob", "site": None,
-        "instruction": "A MiniWoB++ page (speed benchmark).", "start_url": task.url.format(seed=seed),
-        "max_steps": 1000, "success": {"kind": "js", "expression": "WOB_RAW_REWARD_GLOBAL > 0"},
-    })
+    return TaskSpec.model_validate(
+        {
+            "id": task.name.replace("-", "_"),
+            "category": "miniwob",
+            "site": None,
+            "instruction": "A MiniWoB++ page (speed benchmark).",
+            "start_url": task.url.format(seed=seed),
+            "max_steps": 1000,
+            "success": {"kind": "js", "expression": "WOB_RAW_REWARD_GLOBAL > 0"},
+        }
+    )
 
 
 class WebHarnessAdapter:
@@ -46,9 +52,13 @@ class WebHarnessAdapter:
     def open_task(self, task: TaskPlan) -> None:
         self._task = task.name
         if self._ours(task):
-            self.env = gym.make(task.native, obs_mode=self.obs_mode, viewport=self.viewport, max_steps=1000)
+            self.env = gym.make(
+                task.native, obs_mode=self.obs_mode, viewport=self.viewport, max_steps=1000
+            )
         else:
-            self.env = WebEvalEnv(external_spec(task, 0), obs_mode=self.obs_mode, viewport=self.viewport)
+            self.env = WebEvalEnv(
+                external_spec(task, 0), obs_mode=self.obs_mode, viewport=self.viewport
+            )
 
     @staticmethod
     def _ours(task: TaskPlan) -> bool:
@@ -84,10 +94,15 @@ class WebHarnessAdapter:
         if found is None:
             raise RuntimeError(f"{task.name}: no element for {expression!r}")
         x, y = found["x"], found["y"]
-        hits = [e for e in self.info["semantic_state"].elements
-                if e.bbox[0] <= x <= e.bbox[0] + e.bbox[2] and e.bbox[1] <= y <= e.bbox[1] + e.bbox[3]]
+        hits = [
+            e
+            for e in self.info["semantic_state"].elements
+            if e.bbox[0] <= x <= e.bbox[0] + e.bbox[2] and e.bbox[1] <= y <= e.bbox[1] + e.bbox[3]
+        ]
         if not hits:
-            raise RuntimeError(f"{task.name}: no element of the semantic state at ({x:.0f}, {y:.0f})")
+            raise RuntimeError(
+                f"{task.name}: no element of the semantic state at ({x:.0f}, {y:.0f})"
+            )
         found["ref"] = min(hits, key=lambda e: e.bbox[2] * e.bbox[3]).ref
         return found
 
@@ -116,9 +131,14 @@ class WebHarnessAdapter:
 
     def extra(self) -> dict[str, Any]:
         if self.failed_actions:
-            log(f"[{self.name}] {len(self.failed_actions)} failed actions, first: {self.failed_actions[0]}")
-        return {"profile": self.profile, "failed_actions": self.failed_actions[:20],
-                "failed_action_count": len(self.failed_actions)}
+            log(
+                f"[{self.name}] {len(self.failed_actions)} failed actions, first: {self.failed_actions[0]}"
+            )
+        return {
+            "profile": self.profile,
+            "failed_actions": self.failed_actions[:20],
+            "failed_action_count": len(self.failed_actions),
+        }
 
 
 if __name__ == "__main__":

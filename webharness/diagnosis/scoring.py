@@ -1,0 +1,92 @@
+"""Scoring a recorded episode offline: alignment to golden traces, failure diagnosis,
+and the flat ``EvalAttempt`` record. The live runner and ``webharness score`` share it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from webharness.diagnosis.alignment import Alignment, align
+from webharness.diagnosis.failures import FailureAnnotation, annotate
+from webharness.diagnosis.trace_rules import RuleReport, evaluate_rules, load_rules
+from webharness.errors import UnknownTaskError
+from webharness.reporting.records import EvalAttempt
+from webharness.spec.catalogue import get_task
+from webharness.spec.templating import fill
+from webharness.trace.models import EpisodeTrace
+
+
+class EpisodeScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    alignment: Alignment | None
+    failure: FailureAnnotation
+    rules: RuleReport | None = None  # the task's trace rules, per phase, when it has any
+
+
+def score_trace(
+    trace: EpisodeTrace, goldens: Sequence[EpisodeTrace], feasible: bool = True
+) -> EpisodeScore:
+    """Align the trace with the task's golden traces (when there are any), annotate it,
+    and check the task's trace rules."""
+    alignment = align(trace, list(goldens)) if goldens and trace.steps else None
+    return EpisodeScore(
+        alignment=alignment,
+        failure=annotate(trace, alignment, feasible=feasible),
+        rules=_task_rules(trace),
+    )
+
+
+def _task_rules(trace: EpisodeTrace) -> RuleReport | None:
+    try:
+        spec = get_task(trace.task.task_id)
+    except UnknownTaskError:
+        return None  # an external or hand-made task: no built-in rules
+    rules = load_rules(fill(spec.trace_rules, trace.task.params))
+    return evaluate_rules(trace, rules) if rules else None
+
+
+def attempt_record(
+    trace: EpisodeTrace,
+    score: EpisodeScore,
+    *,
+    runner: str,
+    model: str | None = None,
+    trial: int = 0,
+    perturbations: str = "",
+    duration_ms: float = 0.0,
+    prompt_tokens: int = 0,
+    completion_tokens: int = 0,
+    trace_dir: str | None = None,
+    error: str | None = None,
+) -> EvalAttempt:
+    """The flat record of one scored episode."""
+    failure, alignment = score.failure, score.alignment
+    end = trace.end
+    return EvalAttempt(
+        scenario_id=trace.task.env_id,
+        category=trace.task.category,
+        runner=runner,
+        model=model,
+        seed=trace.task.seed,
+        trial=trial,
+        perturbations=perturbations,
+        passed=bool(end and end.success) and not failure.not_executable,
+        false_success=failure.false_success,
+        false_give_up=failure.false_give_up,
+        not_executable=failure.not_executable,
+        duration_ms=round(duration_ms, 1),
+        steps=max(0, len(trace.steps) - 1),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        failure_code=failure.code.value if failure.code else None,
+        failure_message=failure.message,
+        root_cause=failure.stage.value if failure.stage else None,
+        failure_step=failure.step,
+        first_divergence_step=alignment.first_divergence_step if alignment else None,
+        progress_rate=alignment.progress_rate if alignment else None,
+        fidelity=alignment.fidelity if alignment else None,
+        trace_dir=trace_dir,
+        error=error or (end.error if end else None),
+    )

@@ -1,0 +1,268 @@
+"""One episode's live state: the served site, the page, refs shown, messages, the answer.
+
+Its coroutines run on the browser thread; the env calls ``start`` once and ``step`` per
+action, one thread hop each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from playwright.async_api import Error as PlaywrightError
+
+from webharness import actions as A
+from webharness.action_result import ActionErrorKind, ActionResult
+from webharness.browser.page_session import PageSession, Snapshot
+from webharness.episode.backend import Backend
+from webharness.episode.executor import ExecContext, execute
+from webharness.episode.hooks import EpisodeHooks
+from webharness.episode.site import SiteEpisode
+from webharness.semantic import SemanticState
+from webharness.spec.catalogue import shared_assets_dir, task_dir
+from webharness.spec.criteria import CriteriaContext, js_expressions
+from webharness.spec.task_spec import InstantiatedTask, TaskSpec
+
+
+@dataclass(frozen=True)
+class EpisodeOptions:
+    screenshots: bool = True  # capture a screenshot with every observation
+    action_timeout_ms: float = 5_000
+    settle_quiet_ms: float = 10
+    settle_cap_ms: float = 3_000
+
+
+@dataclass
+class Observed:
+    """What one observation pass saw."""
+
+    axtree: str
+    state: SemanticState
+    screenshot: np.ndarray | None
+    js: dict[str, Any]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    fingerprint: str = ""  # of the state, computed once
+
+    def __post_init__(self) -> None:
+        self.fingerprint = self.state.fingerprint()
+
+
+class Episode:
+    def __init__(
+        self,
+        task: InstantiatedTask,
+        session: PageSession,
+        options: EpisodeOptions,
+        hooks: EpisodeHooks | None = None,
+    ) -> None:
+        self.task, self.session, self.options = task, session, options
+        self.hooks = hooks or EpisodeHooks()
+        self.steps_taken = 0
+        spec = task.spec
+        self.backend = Backend(spec.backend) if spec.backend else None
+        self.site = SiteEpisode(
+            origin=spec.origin,
+            site_dir=_site_dir(spec),
+            shared_dir=shared_assets_dir(),
+            backend=self.backend,
+            allowed_origins=tuple(spec.allowed_origins),
+            runtime={"seed": task.instance.seed or 0, "params": _public(task.instance.params)},
+            request_hooks=list(self.hooks.request_hooks),
+            html_transforms=list(self.hooks.html_transforms),
+        )
+        self.max_ref = 0  # every ref up to this one has been shown to the agent
+        self.user_messages: list[str] = []
+        self.asked_user = False
+        self.final_answer: str | None = None
+        self.last: Observed | None = None
+        self._js = js_expressions(spec.success)
+
+    @property
+    def start_url(self) -> str:
+        spec = self.task.spec
+        return spec.start_url or f"{spec.origin}{spec.start_page}"
+
+    @property
+    def allowed_origins(self) -> tuple[str, ...]:
+        return (self.site.origin, *self.site.allowed_origins)
+
+    async def start(self) -> Observed:
+        """Serve the site into the page, open the start page, wait until it is ready."""
+        self.session.router.episode = self.site
+        for script in self.hooks.init_scripts:
+            await self.session.context.add_init_script(script)
+        started = time.perf_counter()
+        await self.session.goto(self.start_url, self.options.action_timeout_ms)
+        return await self._settle_and_observe(started, "load")
+
+    async def step(self, action: Any) -> tuple[ActionResult, Observed]:
+        """Run the action, let the page settle, observe; report whether anything changed."""
+        before = self.last.fingerprint if self.last else ""
+        started = time.perf_counter()
+        ctx = ExecContext(self.max_ref, self.allowed_origins, self.options.action_timeout_ms)
+        result = await execute(self.session, action, ctx)
+        self.steps_taken += 1
+        for hook in self.hooks.after_action:
+            await hook(self.session.page, self.steps_taken)
+        acted = _ms(started)
+        self._after_message_actions(action)
+        if action.kind not in A.PAGE_FREE_ACTIONS or action.kind == A.ActionKind.WAIT:
+            observed = await self._settle_and_observe(
+                time.perf_counter(), "settle", {"action": acted}
+            )
+        else:
+            observed = await self.observe({"action": acted, "settle": 0.0})
+        result.state_changed = observed.fingerprint != before
+        observed.timings_ms["step"] = _ms(started)
+        return result, observed
+
+    async def _settle_and_observe(
+        self, started: float, waited: str, timings: dict[str, float] | None = None
+    ) -> Observed:
+        """Let the page settle, then observe; the time since ``started`` up to the
+        observation goes in ``timings[waited]``.
+
+        With no screenshot to take and no ready condition to wait for, the settle and the
+        snapshot are one call into the page: a text-mode step is one round trip shorter.
+        """
+        timings = dict(timings or {})
+        if self.options.screenshots or self.task.spec.ready is not None:
+            await self._settle()
+            timings[waited] = _ms(started)
+            return await self.observe(timings)
+        args = (
+            self.options.settle_quiet_ms,
+            self.options.settle_cap_ms,
+            self.max_ref + 1,
+            self._js,
+        )
+        try:
+            _, snap, snapshot_ms = await self.session.settle_and_snapshot(*args)
+        except PlaywrightError:
+            # A navigation began after the page looked settled: follow it, then look again.
+            _, snap, snapshot_ms = await self.session.settle_and_snapshot(*args)
+        timings[waited] = round(_ms(started) - snapshot_ms, 2)
+        timings["snapshot"] = round(snapshot_ms, 2)
+        return self._observed(snap, None, timings)
+
+    async def _settle(self) -> None:
+        await self.session.settle(self.options.settle_quiet_ms, self.options.settle_cap_ms)
+        ready = self.task.spec.ready
+        if ready is None:
+            return
+        try:
+            if ready.selector:
+                await self.session.page.wait_for_selector(
+                    ready.selector, state="visible", timeout=ready.timeout_ms
+                )
+            if ready.js:
+                await self.session.page.wait_for_function(ready.js, timeout=ready.timeout_ms)
+        except PlaywrightError:
+            pass  # not ready within the bound: observe what there is, the agent decides
+
+    def _after_message_actions(self, action: Any) -> None:
+        if isinstance(action, A.AskUser):
+            self.asked_user = True
+            self.user_messages.append(self._reply_to(action.question))
+        elif isinstance(action, A.SendMsgToUser):
+            self.final_answer = action.text
+
+    def _reply_to(self, question: str) -> str:
+        user = self.task.spec.user
+        if user is None:
+            return "I have nothing to add: everything you need is in the instruction."
+        words = question.lower()
+        for reply in user.replies:
+            if not reply.keywords or any(k.lower() in words for k in reply.keywords):
+                return reply.text
+        return user.fallback
+
+    async def observe(self, timings: dict[str, float] | None = None) -> Observed:
+        """One in-page pass (tree + state), the app data, and a screenshot when asked."""
+        timings = dict(timings or {})
+        # The frame capture runs in the browser while the page runs the snapshot script:
+        # nothing changes the page between the two, so together they are one observation.
+        shot = self._capture(timings)
+        started = time.perf_counter()
+        try:
+            snap = await self.session.snapshot(self.max_ref + 1, self._js)
+        except PlaywrightError:
+            # A navigation began after the page looked settled (a native form GET can start
+            # late): the document went away mid-pass. Follow it, then look again.
+            await _discard(shot)
+            await self._settle()
+            shot = self._capture(timings)
+            snap = await self.session.snapshot(self.max_ref + 1, self._js)
+        timings["snapshot"] = _ms(started)
+        return self._observed(snap, await shot if shot is not None else None, timings)
+
+    def _observed(
+        self, snap: Snapshot, screenshot: np.ndarray | None, timings: dict[str, float]
+    ) -> Observed:
+        """The observation of a snapshot (and its frame), with the app's data and the
+        requests refused so far; it becomes ``last``."""
+        self.max_ref = max(self.max_ref, snap.max_ref)
+        state = SemanticState.model_validate(
+            {
+                **snap.state,
+                "app": self.backend.dump() if self.backend else {},
+                "blocked_requests": list(self.site.blocked),
+            }
+        )
+        self.last = Observed(snap.axtree, state, screenshot, snap.js, timings)
+        return self.last
+
+    def _capture(self, timings: dict[str, float]) -> asyncio.Task[np.ndarray] | None:
+        """Start the screenshot, when the options ask for one; its time goes in ``timings``."""
+        if not self.options.screenshots:
+            return None
+
+        async def timed() -> np.ndarray:
+            started = time.perf_counter()
+            image = await self.session.screenshot()
+            timings["screenshot"] = _ms(started)
+            return image
+
+        return asyncio.ensure_future(timed())
+
+    def criteria_context(self) -> CriteriaContext:
+        assert self.last is not None, "observe() runs in start(), before any criteria check"
+        return CriteriaContext(self.last.state, self.final_answer, self.asked_user, self.last.js)
+
+    def success(self) -> bool:
+        return bool(self.task.spec.success.holds(self.criteria_context()))
+
+
+def _site_dir(spec: TaskSpec) -> Path | None:
+    """The folder the site is served from: relative to the task's folder, or absolute."""
+    if spec.start_url or not spec.site:
+        return None
+    site = Path(spec.site)
+    return site if site.is_absolute() else task_dir(spec.id) / site
+
+
+def _public(params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters the page may see: internal keys (leading underscore) and the ones the
+    task withholds from the agent (which could otherwise read them off the page) left out."""
+    withheld = set(params.get("_withheld", ()))
+    return {k: v for k, v in params.items() if not k.startswith("_") and k not in withheld}
+
+
+async def _discard(task: asyncio.Task[Any] | None) -> None:
+    """Wait out a capture whose document went away; its result or error is not wanted."""
+    if task is not None:
+        try:
+            await task
+        except PlaywrightError:
+            pass
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)
+
+
+__all__ = ["ActionErrorKind", "Episode", "EpisodeOptions", "Observed"]

@@ -1,0 +1,2 @@
+"""Golden paths: the oracle that plays them, playing an agent into a trace, and recording a
+path from a person's input."""

@@ -1,0 +1,70 @@
+"""Playing an agent through one episode, and recording the golden traces of a task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+import gymnasium as gym
+
+from webharness.golden.oracle import OracleAgent, golden_paths
+from webharness.trace.models import EpisodeEnd, EpisodeTrace, TaskInstance
+from webharness.trace.recorder import EpisodeRecorder, env_frame, env_timings, step_record
+
+
+class PlayingAgent(Protocol):
+    name: str
+
+    def reset(self, instance: TaskInstance) -> None: ...
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> Any: ...
+
+
+def play_episode(
+    env: gym.Env,
+    agent: PlayingAgent,
+    seed: int | None,
+    recorder: EpisodeRecorder | None = None,
+    screenshots: bool = True,
+) -> EpisodeTrace:
+    """Reset, let the agent act until the episode ends, and return (and record) the trace."""
+    recorder = recorder or EpisodeRecorder(None, agent=agent.name)
+    obs, info = env.reset(seed=seed)
+    agent.reset(info["task"])
+    recorder.start(info["task"], env)
+    try:
+        recorder.add(
+            step_record(0, obs, info, 0.0, env_timings(env)), env_frame(env, obs, screenshots)
+        )
+        index = 0
+        while True:
+            action = agent.act(obs, info)
+            obs, reward, terminated, truncated, info = env.step(action)
+            index += 1
+            recorder.add(
+                step_record(index, obs, info, float(reward), env_timings(env)),
+                env_frame(env, obs, screenshots),
+            )
+            if terminated or truncated:
+                end: EpisodeEnd = info["episode_end"]
+                return recorder.finish(end)
+    finally:
+        recorder.close()  # an episode cut short by an error keeps its Playwright trace
+
+
+def golden_traces(
+    env: gym.Env, seed: int | None, folder: Path | None = None, screenshots: bool = True
+) -> list[EpisodeTrace]:
+    """Run the oracle over every golden path of the env's task for this seed.
+
+    ``env`` should be unperturbed: golden traces describe the task, not the noise.
+    """
+    _, info = env.reset(seed=seed)
+    spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
+    traces = []
+    for path in golden_paths(spec, info["task"]):
+        recorder = EpisodeRecorder(
+            folder / path.id if folder else None, agent="oracle", golden_path=path.id
+        )
+        traces.append(play_episode(env, OracleAgent(path.id), seed, recorder, screenshots))
+    return traces

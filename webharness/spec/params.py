@@ -1,0 +1,118 @@
+"""Seeded task parameters: each spec declares generators, each seed gives one instance."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Annotated, Any, Literal
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from webharness.spec.templating import fill
+
+
+@functools.lru_cache(maxsize=1)
+def pools() -> dict[str, list[str]]:
+    """Built-in value pools (names, companies, cities, ...), shipped as package data."""
+    text = resources.files("webharness.spec").joinpath("pools.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+class _Param(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ChoiceParam(_Param):
+    """One value drawn from a list."""
+
+    kind: Literal["choice"] = "choice"
+    values: list[Any] = Field(min_length=1)
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
+        return self.values[int(rng.integers(len(self.values)))]
+
+
+class PoolParam(_Param):
+    """One value from a built-in pool, optionally excluding values drawn earlier."""
+
+    kind: Literal["pool"] = "pool"
+    pool: str
+    distinct_from: list[str] = Field(default_factory=list)
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
+        taken = {params[name] for name in self.distinct_from}
+        options = [v for v in pools()[self.pool] if v not in taken]
+        return options[int(rng.integers(len(options)))]
+
+
+class SampleParam(_Param):
+    """``k`` distinct values from a list or a pool, in drawn order."""
+
+    kind: Literal["sample"] = "sample"
+    values: list[Any] | None = None
+    pool: str | None = None
+    k: int = Field(ge=1)
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
+        source = self.values if self.values is not None else pools()[self.pool or ""]
+        picks = rng.choice(len(source), size=min(self.k, len(source)), replace=False)
+        return [source[int(i)] for i in picks]
+
+
+class IntParam(_Param):
+    """An integer in [min, max], optionally a multiple of ``step``."""
+
+    kind: Literal["int"] = "int"
+    min: int
+    max: int
+    step: int = Field(default=1, ge=1)
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
+        count = (self.max - self.min) // self.step + 1
+        return self.min + self.step * int(rng.integers(count))
+
+
+class BoolParam(_Param):
+    """True with probability ``p``."""
+
+    kind: Literal["bool"] = "bool"
+    p: float = Field(default=0.5, ge=0, le=1)
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
+        return bool(rng.random() < self.p)
+
+
+class TemplateParam(_Param):
+    """A string built from earlier parameters: ``"{{first}}.{{last}}@example.com"``."""
+
+    kind: Literal["template"] = "template"
+    template: str
+    transform: Literal["none", "lower", "upper", "slug"] = "none"
+    map: dict[str, str] = Field(default_factory=dict)  # filled text -> replacement
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
+        text = str(fill(self.template, params))
+        text = self.map.get(text, text)
+        if self.transform == "lower":
+            return text.lower()
+        if self.transform == "upper":
+            return text.upper()
+        if self.transform == "slug":
+            return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+        return text
+
+
+ParamSpec = Annotated[
+    ChoiceParam | PoolParam | SampleParam | IntParam | BoolParam | TemplateParam,
+    Field(discriminator="kind"),
+]
+
+
+def draw_params(specs: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Draw every parameter in declared order (templates may use earlier ones)."""
+    params: dict[str, Any] = {}
+    for name, spec in specs.items():
+        params[name] = spec.draw(rng, params)
+    return params

@@ -1,0 +1,1 @@
+"""Tools for testing agents, the annotator and webharness itself."""

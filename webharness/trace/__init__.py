@@ -1,0 +1,16 @@
+"""Episode traces: the models, writing and loading them on disk, and turning an env's outputs
+into trace steps."""
+
+from webharness.trace.io import TraceError, TraceWriter, load_screenshot, load_trace
+from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
+
+__all__ = [
+    "EpisodeEnd",
+    "EpisodeTrace",
+    "StepRecord",
+    "TaskInstance",
+    "TraceError",
+    "TraceWriter",
+    "load_screenshot",
+    "load_trace",
+]

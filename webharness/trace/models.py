@@ -1,0 +1,81 @@
+"""Episode traces: per step the action, its result, the semantic state and timings.
+
+Written as JSONL (one line a step, each line flushed whole) plus PNG screenshots, in one
+folder per episode; ``load_trace`` reads one back into the same models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from webharness.action_result import ActionResult
+from webharness.semantic import SemanticState
+
+
+class TaskInstance(BaseModel):
+    """A task spec instantiated with seeded parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str  # e.g. "form"
+    env_id: str  # e.g. "WebEval/form-v0"
+    category: str
+    seed: int | None
+    instruction: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class StepRecord(BaseModel):
+    """One step of an episode. Step 0 is the state after reset (no action)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    action: str | None = None  # DSL string of the action taken to reach this state
+    action_result: ActionResult | None = None
+    state: SemanticState
+    obs_digest: str = ""
+    screenshot: str | None = None  # file name within the episode folder
+    reward: float = 0.0
+    success: bool = False  # criteria hold after this step
+    user_messages: list[str] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class EpisodeEnd(BaseModel):
+    """How an episode ended."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    terminated: bool = False
+    truncated: bool = False
+    success: bool = False
+    final_answer: str | None = None  # text of send_msg_to_user, when it ended the run
+    ended_by: str | None = (
+        None  # "done", "send_msg_to_user", "report_infeasible", "max_steps", "criteria", "runtime_error"
+    )
+    asked_user: bool = False
+    not_executable: bool = False  # a harness fault, not the agent's
+    error: str | None = None
+
+
+class EpisodeTrace(BaseModel):
+    """A whole episode: the task instance, the steps, the end."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: TaskInstance
+    steps: list[StepRecord] = Field(default_factory=list)
+    end: EpisodeEnd | None = None
+    golden_path: str | None = None  # id of the golden path, when this is a golden trace
+    agent: str | None = None
+
+    @property
+    def actions(self) -> list[str]:
+        return [s.action for s in self.steps[1:] if s.action is not None]
+
+    @property
+    def states(self) -> list[SemanticState]:
+        return [s.state for s in self.steps]
