@@ -1,6 +1,6 @@
 """The semantic state of a page: what an agent could know, as one JSON-able model.
 
-Extracted in one in-page pass (``js/page_agent.js``) plus the scenario backend's data.
+Extracted in one in-page pass (``browser/js/page_agent/``) plus the scenario backend's data.
 ``fingerprint()`` and ``diff()`` make "did this action change anything?" one comparison.
 """
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import io
 import json
 import re
@@ -34,14 +35,36 @@ _REFUSED_NAVIGATION = re.compile(
 # The in-page agent's settle; a document it has not been installed in yet is navigating.
 SETTLE_JS = f"(o) => {AGENT} ? {AGENT}.settle(o) : {{navigating: true}}"
 # The same, then the observation pass in the same call unless a navigation began.
-_SETTLE_AND_OBSERVE_JS = f"(o) => {AGENT} ? {AGENT}.settleAndObserve(o) : JSON.stringify({{settled: {{navigating: true}}}})"
+_SETTLE_AND_OBSERVE_JS = (
+    f"(o) => {AGENT} ? {AGENT}.settleAndObserve(o)"
+    " : JSON.stringify({settled: {navigating: true}})"
+)
 
 
-def _agent_script() -> str:
+# The page agent (``js/page_agent/``), one file per concept, joined in this order into one
+# function scope that runs once per document, before the page's own scripts: it tracks
+# DOM mutations and requests (settling), hands out refs that stay with their element, and
+# extracts the accessibility tree and the semantic state in one pass.
+PAGE_AGENT_PARTS = (
+    "core",  # shared state, builtins kept from before the page ran
+    "watch",  # mutations, requests and the work the page has scheduled
+    "containment",  # permission asks noted
+    "settle",  # navigations, downloads refused, settle and waitForChange
+    "roles",  # roles and accessible names
+    "refs",  # refs handed out and looked up
+    "snapshot",  # the one-pass snapshot
+    "act",  # locating, focusing, selecting and scrolling for actions
+    "observe",  # the observation as one JSON string; the agent object exported
+)
+
+
+@functools.cache
+def page_agent_script() -> str:
+    """The page agent's parts joined into the init script installed in every document."""
+    folder = resources.files("webharness.browser").joinpath("js/page_agent")
+    parts = (folder.joinpath(f"{part}.js").read_text(encoding="utf-8") for part in PAGE_AGENT_PARTS)
     return (
-        resources.files("webharness.browser")
-        .joinpath("js/page_agent.js")
-        .read_text(encoding="utf-8")
+        f"(() => {{\nif (window[Symbol.for('webharness.agent')]) return;\n{''.join(parts)}}})();\n"
     )
 
 
@@ -83,7 +106,7 @@ class PageSession:
             reduced_motion="reduce",
         )
         router = SiteRouter()
-        await context.add_init_script(_agent_script())
+        await context.add_init_script(page_agent_script())
         await context.route("**/*", router.handle)
         await context.route_web_socket(re.compile(".*"), router.handle_websocket)
         page = await context.new_page()

@@ -1,0 +1,88 @@
+// --- acting on a ref ----------------------------------------------------------------
+const EDITABLE_INPUTS = new Set(["text", "email", "tel", "url", "password", "search", "number", "date", "datetime-local", "month", "time", "week", ""]);
+const describe = (el) => {
+  const role = roleOf(el) || el.tagName.toLowerCase();
+  const name = nameOf(el, role);
+  return name ? `${role} "${name.slice(0, 60)}"` : role;
+};
+
+// Finds the element, scrolls it into view, and hit-tests its centre so that a click
+// there lands on it (and not on a popup covering it).
+const locate = (ref) => {
+  const found = lookup(ref);
+  if (found.status !== "ok") return { status: found.status };
+  const el = found.el;
+  if (isHidden(el) || el.closest("[hidden],[aria-hidden='true']")) return { status: "hidden" };
+  let r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) return { status: "hidden" };
+  const outside = r.top < 0 || r.left < 0 || r.bottom > window.innerHeight || r.right > window.innerWidth;
+  // "nearest" also reveals an element clipped by a scrolling container (a long listbox),
+  // and does nothing to one already in full view.
+  el.scrollIntoView({ block: outside ? "center" : "nearest", inline: outside ? "center" : "nearest", behavior: "instant" });
+  r = el.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  const label = el.labels && hit && Array.from(el.labels).some((l) => l.contains(hit));
+  const covered = hit && hit !== el && !el.contains(hit) && !label;
+  const role = roleOf(el);
+  return {
+    status: covered ? "covered" : "ok",
+    coveredBy: covered ? describe(hit) : null,
+    x, y, role, tag: el.tagName, type: el.type || "", disabled: disabledOf(el),
+    editable: (el.tagName === "INPUT" && EDITABLE_INPUTS.has(el.type)) || el.tagName === "TEXTAREA" || el.isContentEditable,
+    checked: checkedOf(el, role),
+    label: describe(el),
+  };
+};
+
+const selectAll = (ref) => {
+  const found = lookup(ref);
+  if (found.status !== "ok") return false;
+  const el = found.el;
+  el.focus();
+  if (typeof el.select === "function") el.select();
+  else { const range = document.createRange(); range.selectNodeContents(el); const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range); }
+  return true;
+};
+
+const focus = (ref) => { const found = lookup(ref); if (found.status === "ok") found.el.focus(); return found.status; };
+
+const selectOption = (ref, option) => {
+  const found = lookup(ref);
+  if (found.status !== "ok") return { status: found.status };
+  const el = found.el;
+  if (el.tagName !== "SELECT") return { status: "unsupported", role: roleOf(el) };
+  const wanted = squash(option).toLowerCase();
+  const options = Array.from(el.options);
+  const match = options.find((o) => squash(o.textContent).toLowerCase() === wanted) || options.find((o) => o.value.toLowerCase() === wanted);
+  if (!match) return { status: "no_option", options: options.map((o) => squash(o.textContent)) };
+  if (match.disabled) return { status: "disabled_option" };
+  el.focus();
+  el.value = match.value;
+  el.dispatchEvent(new Event("input", { bubbles: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  return { status: "ok" };
+};
+
+// Scrolls the nearest scrollable container under the viewport centre, else the window.
+const scrollBy = (dx, dy) => {
+  let el = document.elementFromPoint(window.innerWidth / 2, window.innerHeight / 2);
+  while (el && el !== document.body && el !== document.documentElement) {
+    const style = getComputedStyle(el);
+    if (/(auto|scroll)/.test(style.overflowY + style.overflowX) && (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth)) {
+      el.scrollBy({ left: dx, top: dy, behavior: "instant" });
+      return;
+    }
+    el = el.parentElement;
+  }
+  window.scrollBy({ left: dx, top: dy, behavior: "instant" });
+};
+
+// The nearest element (itself or an ancestor) with a role: what a person clicked on.
+const identify = (node) => {
+  for (let el = node; el && el.nodeType === Node.ELEMENT_NODE; el = el.parentElement) {
+    const role = roleOf(el);
+    if (role && EMIT.has(role) && role !== "paragraph" && role !== "group") return { role, name: nameOf(el, role), el };
+  }
+  return null;
+};

@@ -1,0 +1,81 @@
+// --- navigations and the settle ----------------------------------------------------
+// A download link (<a download>) is fetched by Chromium's download manager, outside the
+// context's request interception: it would reach the real network. Refuse it here and
+// note it; a download that arrives as a routed response is refused by the browser.
+const onNavigate = (event) => {
+  if (typeof event.downloadRequest === "string") {
+    if (event.cancelable) event.preventDefault();
+    contain("download: " + event.destination.url);
+  } else if (!event.destination.sameDocument) {
+    markNavigating();
+  }
+};
+const markNavigating = () => { state.navigating = true; wakeWaiters(); };
+if (window.navigation) window.navigation.addEventListener("navigate", onNavigate);
+window.addEventListener("beforeunload", markNavigating);
+
+// A form submission or a link click starts its navigation in a later task, which under
+// load can come after the page already looks quiet. Keep the event: while its default
+// action is still due (not prevented, not in a new window, not same-document), the page
+// is not settled, for at most NAVIGATION_DUE_MS.
+const NAVIGATION_DUE_MS = 2000;
+const leavesDocument = (url, target) => {
+  if (target && target !== "_self") return false;
+  let next;
+  try { next = new URL(url, location.href); } catch (err) { return false; }
+  if (!/^https?:$/.test(next.protocol)) return false; // javascript:, mailto:, refused schemes
+  const sameDocument = next.href.includes("#") && next.href.split("#")[0] === location.href.split("#")[0];
+  return !sameDocument; // "#" or "#section" on this page only scrolls
+};
+window.addEventListener("submit", (event) => {
+  // Attributes, not properties: a field named "action" or "target" shadows form.action.
+  const form = event.target;
+  const from = (name) => (event.submitter && event.submitter.getAttribute("form" + name)) || form.getAttribute(name);
+  if ((from("method") || "").toLowerCase() === "dialog") return;
+  if (leavesDocument(from("action") || location.href, from("target"))) {
+    state.dueNavigation = { event, at: performance.now() };
+  }
+}, true);
+window.addEventListener("click", (event) => {
+  const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+  if (link && !link.hasAttribute("download") && leavesDocument(link.href, link.target)) {
+    state.dueNavigation = { event, at: performance.now() };
+  }
+}, true);
+const navigationDue = () => {
+  const due = state.dueNavigation;
+  if (!due) return false;
+  if (due.event.defaultPrevented || performance.now() - due.at > NAVIGATION_DUE_MS) state.dueNavigation = null;
+  return Boolean(state.dueNavigation);
+};
+
+// Resolves when no request is in flight and the DOM has been quiet for quietMs (or for
+// MIN_QUIET_MS with no work of the page due before quietMs would end), or when a
+// navigation starts, or at capMs. Polls with timeouts (rAF is throttled).
+const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) => {
+  const start = performance.now();
+  const check = () => {
+    const now = performance.now();
+    if (state.navigating) return resolve({ navigating: true, timedOut: false });
+    const quietFor = now - state.lastMutation;
+    const quiet = state.pending === 0 && document.readyState !== "loading" && !navigationDue()
+      && (quietFor >= quietMs || (quietFor >= MIN_QUIET_MS && !workDue(state.lastMutation, state.lastMutation + quietMs)));
+    if (quiet) return resolve({ navigating: false, timedOut: false, early: quietFor < quietMs });
+    if (now - start >= capMs) return resolve({ navigating: false, timedOut: true, pending: state.pending });
+    const untilQuiet = quietFor < MIN_QUIET_MS ? MIN_QUIET_MS - quietFor : quietMs - quietFor;
+    timer.set.call(window, check, untilQuiet > 0 ? Math.max(1, Math.min(untilQuiet, 5)) : 5);
+  };
+  check();
+});
+
+// Resolves at the first DOM change or finished request after the call, or when a
+// navigation starts (true), or at ms (false). Woken by the change itself rather than by
+// polling: a long wait costs the page nothing.
+const waitForChange = (ms) => new Promise((resolve) => {
+  if (state.navigating) return resolve(true);
+  let timeout;
+  const done = (changed) => { changeWaiters.delete(wake); timer.clear.call(window, timeout); resolve(changed); };
+  const wake = () => done(true);
+  changeWaiters.add(wake);
+  timeout = timer.set.call(window, () => done(false), ms);
+});
