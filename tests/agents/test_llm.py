@@ -4,117 +4,34 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.agents.conftest import agent_policy
 from tests.conftest import play
+from tests.support.fake_openai import OBS, FakeOpenAI, Reply, completion, free_port, llm_agent
 from webharness.action_result import ActionErrorKind
 from webharness.agents import LLMAgent, LLMUnavailableError, TokenUsage, build_messages, parse_reply
+from webharness.agents.llm import Turn
 from webharness.errors import AgentUnavailableError, WebHarnessError
-
-Responder = Callable[[dict[str, Any]], tuple[int, Any]]
-OBS = {
-    "goal": 'Add a contact: full name "Ada Lovelace". Save it.',
-    "url": "http://webeval.test/index.html",
-    "axtree": '- textbox "Full name" [ref=e5]\n- button "Save contact" [ref=e6]',
-    "last_action_error": "",
-    "user_messages": [],
-}
-
-
-def completion(
-    content: str | None, prompt_tokens: int = 100, completion_tokens: int = 10
-) -> tuple[int, Any]:
-    return 200, {
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    }
-
-
-class FakeChatServer:
-    """Answers POST /v1/chat/completions with whatever ``responder(body)`` returns."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.responder: Responder = lambda body: completion("noop()")
-        self.release = threading.Event()  # lets a deliberately slow responder finish
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "body": body}
-                )
-                status, payload = server.responder(body)
-                data = (
-                    payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
-                )
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:  # the client gave up (timeout test)
-                    pass
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(5)
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeChatServer]:
-    server = FakeChatServer()
-    yield server
-    server.close()
-
-
-def make_agent(fake: FakeChatServer, **kwargs: Any) -> LLMAgent:
-    return LLMAgent(model="fake-model", base_url=fake.base_url, api_key="sk-test", **kwargs)
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
 
 
 # --- the request -------------------------------------------------------------------------
 def test_request_has_model_key_and_messages_with_goal_and_axtree(fake):
-    make_agent(fake, temperature=0.2, max_tokens=123).act(OBS, {})
+    llm_agent(fake, temperature=0.2, max_tokens=123).act(OBS, {})
     (request,) = fake.requests
-    assert request["path"] == "/v1/chat/completions"
-    assert request["headers"]["Authorization"] == "Bearer sk-test"
-    body = request["body"]
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["Authorization"] == "Bearer sk-test"
+    body = request.body
     assert (
         body["model"] == "fake-model" and body["temperature"] == 0.2 and body["max_tokens"] == 123
     )
@@ -135,26 +52,26 @@ def test_configuration_comes_from_the_environment(fake, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fallback")
     LLMAgent().act(OBS, {})
     request = fake.requests[-1]
-    assert request["body"]["model"] == "env-model"
-    assert request["headers"]["Authorization"] == "Bearer sk-fallback"
+    assert request.body["model"] == "env-model"
+    assert request.headers["Authorization"] == "Bearer sk-fallback"
     monkeypatch.setenv("WEBHARNESS_LLM_API_KEY", "sk-preferred")
     LLMAgent().act(OBS, {})
-    assert fake.requests[-1]["headers"]["Authorization"] == "Bearer sk-preferred"
+    assert fake.requests[-1].headers["Authorization"] == "Bearer sk-preferred"
 
 
 def test_previous_actions_and_their_errors_are_in_the_next_prompt(fake):
-    agent = make_agent(fake)
+    agent = llm_agent(fake)
     fake.responder = lambda body: completion('click("e9")')
     agent.act(OBS, {})
     agent.act({**OBS, "last_action_error": "element e9 is stale"}, {})
-    user = fake.requests[-1]["body"]["messages"][1]["content"]
+    user = fake.requests[-1].body["messages"][-1]["content"]
     assert "1. click('e9')  -> error: element e9 is stale" in user
     assert "# Last action error\nelement e9 is stale" in user
 
 
 # --- the reply -------------------------------------------------------------------------------
 def test_fenced_action_is_parsed_and_tokens_are_counted(fake):
-    agent = make_agent(fake)
+    agent = llm_agent(fake)
     fake.responder = lambda body: completion(
         'I will type the name.\n```action\nfill("e5", "Ada Lovelace")\n```', 120, 7
     )
@@ -175,7 +92,7 @@ def test_last_line_that_parses_is_used_without_a_fence():
 def test_garbage_reply_is_returned_raw_and_the_env_says_unparseable(fake, make_env):
     garbage = "I am not sure what to do here, sorry."
     fake.responder = lambda body: completion(garbage)
-    agent = make_agent(fake)
+    agent = llm_agent(fake)
     env = make_env("WebEval/form-v0", obs_mode="text")
     obs, info = env.reset(seed=0)
     agent.reset(info["task"])
@@ -188,14 +105,14 @@ def test_garbage_reply_is_returned_raw_and_the_env_says_unparseable(fake, make_e
 
 # --- logging ---------------------------------------------------------------------------------
 def test_log_prompts_off_keeps_no_prompt_or_reply(fake):
-    agent = make_agent(fake)
+    agent = llm_agent(fake)
     agent.act(OBS, {})
     assert agent.transcript == []
 
 
 def test_log_prompts_on_keeps_messages_and_replies(fake):
     fake.responder = lambda body: completion("```action\ndone()\n```", 50, 5)
-    agent = make_agent(fake, log_prompts=True)
+    agent = llm_agent(fake, log_prompts=True)
     agent.act(OBS, {})
     (entry,) = agent.transcript
     assert entry["reply"] == "```action\ndone()\n```" and entry["action"] == "done()"
@@ -221,9 +138,7 @@ def test_missing_model_fails_at_construction(monkeypatch):
 
 
 def test_unreachable_endpoint_raises_quickly():
-    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     agent = LLMAgent(model="m", api_key="k", base_url=f"http://127.0.0.1:{port}/v1", timeout_s=5)
     started = time.monotonic()
     with pytest.raises(
@@ -243,30 +158,30 @@ def test_unavailable_model_is_an_agent_unavailable_error_not_an_agent_failure():
 def test_http_500_raises(fake):
     fake.responder = lambda body: (500, {"error": {"message": "model overloaded"}})
     with pytest.raises(LLMUnavailableError, match=r"HTTP 500.*model overloaded"):
-        make_agent(fake).act(OBS, {})
+        llm_agent(fake).act(OBS, {})
 
 
 def test_http_401_hints_at_the_key(fake):
     fake.responder = lambda body: (401, {"error": {"message": "invalid api key"}})
     with pytest.raises(LLMUnavailableError, match=r"HTTP 401 \(check the API key\)"):
-        make_agent(fake).act(OBS, {})
+        llm_agent(fake).act(OBS, {})
 
 
 def test_non_json_answer_raises(fake):
     fake.responder = lambda body: (200, "<html>proxy error</html>")
     with pytest.raises(LLMUnavailableError, match="did not answer JSON"):
-        make_agent(fake).act(OBS, {})
+        llm_agent(fake).act(OBS, {})
 
 
 def test_slow_endpoint_times_out(fake):
-    def stall(body: dict[str, Any]) -> tuple[int, Any]:
+    def stall(body: dict[str, Any]) -> Reply:
         fake.release.wait(10)
         return completion("noop()")
 
     fake.responder = stall
     started = time.monotonic()
-    with pytest.raises(LLMUnavailableError, match="cannot reach"):
-        make_agent(fake, timeout_s=0.5).act(OBS, {})
+    with pytest.raises(LLMUnavailableError, match="timed out"):
+        llm_agent(fake, timeout_s=0.5).act(OBS, {})
     assert time.monotonic() - started < 5
 
 
@@ -282,8 +197,8 @@ def test_long_trees_are_truncated():
 
 
 def test_only_the_latest_actions_are_shown():
-    history = [{"action": f"click('e{i}')", "error": ""} for i in range(1, 9)]
-    user = build_messages(OBS, history, history_len=3)[1]["content"]
+    history = [Turn(i, f"click('e{i}')") for i in range(1, 9)]
+    user = build_messages(OBS, history, history=3)[-1]["content"]
     assert "6. click('e6')" in user and "8. click('e8')" in user and "click('e5')" not in user
 
 
@@ -293,14 +208,15 @@ def _section(text: str, title: str) -> str:
     return match.group(1) if match else ""
 
 
-def form_player(body: dict[str, Any]) -> tuple[int, Any]:
+def form_player(body: dict[str, Any]) -> Reply:
     """A scripted 'model' for WebEval/form-v0: reads goal, tree and history from the prompt."""
     prompt = body["messages"][-1]["content"]
     goal, tree = _section(prompt, "Goal"), _section(prompt, "Accessibility tree")
     done = re.findall(r"^(\d+)\. ", _section(prompt, "Previous actions"), re.M)
     step = int(done[-1]) if done else 0
     name, email, company, country, vip = re.search(
-        r'full name "(.+?)", email (\S+), company (.+?), country (.+?), (marked as a VIP|as a standard)',
+        r'full name "(.+?)", email (\S+), company (.+?), country (.+?), '
+        r"(marked as a VIP|as a standard)",
         goal,
     ).groups()
 
@@ -328,7 +244,7 @@ def form_player(body: dict[str, Any]) -> tuple[int, Any]:
 
 def test_scripted_model_plays_form_to_success(fake, make_env):
     fake.responder = form_player
-    agent = make_agent(fake)
+    agent = llm_agent(fake)
     env = make_env("WebEval/form-v0", obs_mode="text")
     run = play(env, agent_policy(agent), seed=4, max_steps=15)
     assert run.success and run.actions[-1] == "done()", run.actions

@@ -15,7 +15,13 @@ from webharness.agents.base import (
     load_agent,
 )
 from webharness.agents.heuristic import HeuristicAgent
-from webharness.agents.llm import LLMAgent, LLMUnavailableError, build_messages, parse_reply
+from webharness.agents.llm import (
+    LLMAgent,
+    LLMStats,
+    LLMUnavailableError,
+    build_messages,
+    parse_reply,
+)
 from webharness.agents.random_agent import RandomAgent
 from webharness.golden.oracle import OracleAgent
 
@@ -25,6 +31,7 @@ __all__ = [
     "AgentLoadError",
     "HeuristicAgent",
     "LLMAgent",
+    "LLMStats",
     "LLMUnavailableError",
     "OracleAgent",
     "RandomAgent",

@@ -67,7 +67,8 @@ class Node:
 
 
 def parse_axtree(text: str) -> list[Node]:
-    """The nodes of ``text`` that have a ref, in document order; lines that don't parse are skipped."""
+    """The nodes of ``text`` that have a ref, in document order; lines that don't parse are
+    skipped."""
     nodes: list[Node] = []
     stack: list[Node] = []  # open comboboxes/listboxes collecting their options
     for raw in (text or "").splitlines():

@@ -86,7 +86,8 @@ def load_agent(spec: str, **options: Any) -> Agent:
     missing = [a for a in ("name", "reset", "act") if not hasattr(agent, a)]
     if missing:
         raise AgentLoadError(
-            f"{spec!r} made a {type(agent).__name__}, which lacks {', '.join(missing)}: not an Agent"
+            f"{spec!r} made a {type(agent).__name__}, which lacks {', '.join(missing)}: "
+            "not an Agent"
         )
     return agent
 
@@ -116,7 +117,8 @@ def _import(spec: str, target: str) -> Any:
     if not attr or not hasattr(module, attr):
         public = [n for n in dir(module) if not n.startswith("_")]
         raise AgentLoadError(
-            f"module {module_name!r} has no {attr!r} for agent {spec!r}.{did_you_mean(attr, public)}"
+            f"module {module_name!r} has no {attr!r} for agent {spec!r}."
+            f"{did_you_mean(attr, public)}"
         )
     return getattr(module, attr)
 
@@ -129,14 +131,16 @@ def _check_options(spec: str, factory: Any, options: dict[str, Any]) -> None:
     params = signature.parameters
     accepted = [p for p, v in params.items() if v.kind not in (v.VAR_POSITIONAL, v.VAR_KEYWORD)]
     takes_any = any(v.kind is v.VAR_KEYWORD for v in params.values())
+    accepts = ", ".join(accepted) or "none"
     for key in options:
         if key not in params and not takes_any:
             raise AgentLoadError(
-                f"agent {spec!r} has no option {key!r}.{did_you_mean(key, accepted)} It accepts: {', '.join(accepted) or 'none'}"
+                f"agent {spec!r} has no option {key!r}.{did_you_mean(key, accepted)} "
+                f"It accepts: {accepts}"
             )
     try:
         signature.bind(**options)
     except TypeError as exc:
         raise AgentLoadError(
-            f"agent {spec!r} cannot be made with these options ({exc}); it accepts: {', '.join(accepted) or 'none'}"
+            f"agent {spec!r} cannot be made with these options ({exc}); it accepts: {accepts}"
         ) from None

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: small fakes of the services the library talks to."""
