@@ -101,8 +101,10 @@ def main() -> int:
         cpu.append((time.process_time() - start_cpu) * 1000)
     median = statistics.median(wall)
     print(
-        f"align: {len(agent.steps) - 1}-step agent trace vs {len(golden.steps) - 1}-step golden trace, "
-        f"median of {args.runs} runs: {median:.1f} ms wall (min {min(wall):.1f}, max {max(wall):.1f}), "
+        f"align: {len(agent.steps) - 1}-step agent trace vs "
+        f"{len(golden.steps) - 1}-step golden trace, "
+        f"median of {args.runs} runs: {median:.1f} ms wall "
+        f"(min {min(wall):.1f}, max {max(wall):.1f}), "
         f"{statistics.median(cpu):.1f} ms CPU; budget {args.budget_ms:.0f} ms; "
         f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, "
         f"load average {os.getloadavg()[0]:.1f}"

@@ -1,7 +1,7 @@
 """Episodes per minute of the oracle over the suite, with 1 and 2 worker processes.
 
 Three ways of running episodes, in one run:
-- the runner (``webharness.runner.pool``: ``prepare_run`` + ``run_jobs``) over every
+- the runner (``webharness.runner``: ``prepare_run`` + ``run_jobs``) over every
   ``WebEval/*`` task and the given seeds, ``obs_mode="text"``, no screenshots, with 1
   worker (in-process) and with 2 worker processes, each into a fresh temp folder. The
   golden traces the scorer needs are recorded once beforehand and copied into each run
@@ -41,7 +41,7 @@ from protocol import process_tree, pss_mb, rss_mb  # noqa: E402
 
 import webharness  # noqa: E402,F401  (registers the envs)
 from webharness.golden.oracle import OracleAgent  # noqa: E402
-from webharness.runner.pool import RunConfig, prepare_run, run_jobs  # noqa: E402
+from webharness.runner import RunConfig, RunFolder, prepare_run, run_jobs  # noqa: E402
 
 VEC_ENV = "WebEval/form-v0"
 
@@ -149,7 +149,7 @@ def runner_throughput(seeds: list[int], workers: int, goldens: Path | None) -> d
         run_dir = Path(tmp) / "run"
         run_dir.mkdir()
         if goldens is not None:
-            shutil.copytree(goldens / "golden", run_dir / "golden")
+            shutil.copytree(RunFolder(goldens).golden_root, RunFolder(run_dir).golden_root)
         jobs = prepare_run(config, run_dir, resume=False)
         load_before = load()
         with WorkerMemory(in_process=workers == 1) as memory:
@@ -365,7 +365,8 @@ def main() -> None:
     for run in report["runs"]:
         print(
             f"{run['mode']:36s} {run.get('episodes_per_min', '-'):>7} ep/min  "
-            f"{run.get('peak_pss_mb_per_worker', '-'):>7} MB PSS/worker  {run.get('peak_rss_mb_per_worker', '-'):>7} MB RSS  "
+            f"{run.get('peak_pss_mb_per_worker', '-'):>7} MB PSS/worker  "
+            f"{run.get('peak_rss_mb_per_worker', '-'):>7} MB RSS  "
             f"load {run.get('load_before')} {run.get('error', '')}"
         )
     if ratios:

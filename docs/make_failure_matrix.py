@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         header = (
             f'{len(results)} cases, seed {SEED}, `obs_mode="text"`; '
-            f"written by `python docs/make_failure_matrix.py` ({minutes:.0f} min on a shared 2-core machine)."
+            "written by `python docs/make_failure_matrix.py` "
+            f"({minutes:.0f} min on a shared 2-core machine)."
         )
         write_section(f"{header}\n\n{table}")
     bad = [r.case.id for r in results if not r.ok]

@@ -28,13 +28,16 @@ FONT = "DejaVuSans.ttf"
 
 # Overlays drawn into the page for perturbations that leave the pixels alone.
 SHOW_IDS = """() => {
-  for (const el of document.querySelectorAll('main [id]:is(input, select, button, h2, label, tbody, section, form)')) {
+  const shown = 'main [id]:is(input, select, button, h2, label, tbody, section, form)';
+  for (const el of document.querySelectorAll(shown)) {
     const r = el.getBoundingClientRect();
     if (!r.width) continue;
     const tag = document.createElement('div');
     tag.textContent = '#' + el.id;
-    tag.style.cssText = `position:fixed;left:${r.left}px;top:${Math.max(0, r.top - 14)}px;font:600 12px monospace;` +
-      'background:#ffe066;color:#222;padding:0 4px;border-radius:3px;z-index:2147483647;pointer-events:none';
+    tag.style.cssText =
+      `position:fixed;left:${r.left}px;top:${Math.max(0, r.top - 14)}px;` +
+      'font:600 12px monospace;background:#ffe066;color:#222;padding:0 4px;' +
+      'border-radius:3px;z-index:2147483647;pointer-events:none';
     document.body.appendChild(tag);
   }
 }"""

@@ -37,10 +37,10 @@ def main() -> None:
             f"![{name} start page](img/{image.name})\n"
         )
     intro = (
-        "# Scenarios\n\nEvery scenario is a registered env built from `tasks/<name>/task.yaml` and a local "
-        "site. Each varies with the seed (names, values, target options, delays, which records exist); the "
-        "instruction shows the instance's values. Below: the start page at seed 0. Regenerate with "
-        "`python docs/make_scenario_images.py`.\n\n"
+        "# Scenarios\n\nEvery scenario is a registered env built from `tasks/<name>/task.yaml` "
+        "and a local site. Each varies with the seed (names, values, target options, delays, "
+        "which records exist); the instruction shows the instance's values. Below: the start "
+        "page at seed 0. Regenerate with `python docs/make_scenario_images.py`.\n\n"
     )
     (DOCS / "scenarios.md").write_text(intro + "\n".join(rows), encoding="utf-8")
 

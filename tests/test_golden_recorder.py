@@ -53,9 +53,12 @@ def test_a_scripted_session_is_recorded_as_the_golden_path_it_played(make_env, p
     steps, template = filled_steps("form", path_id, seed=seed)
     env = make_env("WebEval/form-v0", obs_mode="text")
     recorded = record_golden_path(env, seed, scripted_driver(steps), path_id=path_id)
-    strip = lambda path: [
-        (s.action, s.target and (s.target.role, s.target.name), s.value) for s in path.steps
-    ]
+
+    def strip(path):
+        return [
+            (s.action, s.target and (s.target.role, s.target.name), s.value) for s in path.steps
+        ]
+
     expected = [(a, t, v) for a, t, v in strip(template)]
     assert strip(recorded) == expected
 

@@ -1,4 +1,5 @@
-"""Playwright's own trace (trace.zip) beside an episode's trace: RecordTrace, the runner, the CLI."""
+"""Playwright's own trace (trace.zip) beside an episode's trace: RecordTrace, the runner, the
+CLI."""
 
 from __future__ import annotations
 

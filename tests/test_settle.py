@@ -80,7 +80,8 @@ def test_the_page_timers_keep_their_native_behaviour(env):
     page = env.episode.session.page
     ids = env.runtime.run(
         page.evaluate(
-            "() => new Promise((done) => { const a = setTimeout(() => {}, 10); const b = setTimeout(() => {}, 10);"
+            "() => new Promise((done) => {"
+            " const a = setTimeout(() => {}, 10); const b = setTimeout(() => {}, 10);"
             " const f = requestAnimationFrame(() => {}); cancelAnimationFrame(f);"
             " setTimeout(function () { done([a, b, typeof a, this === window]); }, 0); })"
         ),
@@ -136,7 +137,10 @@ def test_a_text_mode_step_settles_and_reads_the_page_in_one_call(env, monkeypatc
     monkeypatch.setattr(env, "options", replace(env.options, settle_quiet_ms=QUIET_MS))
     env.reset(seed=0)
     page = env.episode.session.page
-    arm = "() => addEventListener('click', () => { say('first'); setTimeout(() => say('clicked'), 30); })"
+    arm = (
+        "() => addEventListener('click',"
+        " () => { say('first'); setTimeout(() => say('clicked'), 30); })"
+    )
     env.runtime.run(page.evaluate(arm), 30)
     calls: list[str] = []
     evaluate = page.evaluate
@@ -159,7 +163,8 @@ def test_a_page_that_replaces_json_stringify_is_still_observed(env):
     page = env.episode.session.page
     env.runtime.run(
         page.evaluate(
-            "() => { JSON.stringify = () => { throw new Error('no JSON here'); }; say('replaced'); }"
+            "() => { JSON.stringify = () => { throw new Error('no JSON here'); };"
+            " say('replaced'); }"
         ),
         30,
     )

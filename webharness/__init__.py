@@ -3,8 +3,6 @@
 Importing the package registers every built-in scenario as ``WebEval/<name>-v0``.
 """
 
-from typing import Any
-
 from webharness import _moved
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.actions import Action, ActionKind, ActionParseError, parse_action
@@ -79,7 +77,7 @@ __all__ = [
 _moved.install()
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """``webharness.failures`` and the other pre-0.2 module names, with a warning."""
     old = f"{__name__}.{name}"
     if old in _moved.MOVED:

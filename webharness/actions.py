@@ -167,10 +167,27 @@ class Done(_Action):
 
 
 Action = Annotated[
-    Click | Fill | SelectOption | Check | Uncheck | Hover | Press | Scroll | MouseClick | KeyboardType | Goto | GoBack | Wait | Noop | SendMsgToUser | AskUser | ReportInfeasible | Done,
+    Click
+    | Fill
+    | SelectOption
+    | Check
+    | Uncheck
+    | Hover
+    | Press
+    | Scroll
+    | MouseClick
+    | KeyboardType
+    | Goto
+    | GoBack
+    | Wait
+    | Noop
+    | SendMsgToUser
+    | AskUser
+    | ReportInfeasible
+    | Done,
     Field(discriminator="kind"),
 ]
-ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
+ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 # Positional parameter names per action, as the DSL takes them (BrowserGym's order).
 _SIGNATURES: dict[str, tuple[str, ...]] = {
@@ -209,15 +226,16 @@ class ActionParseError(WebHarnessError, ValueError):
     """An action string that is not one call of a known action with literal arguments."""
 
 
-def parse_action(text: str | Any) -> Any:
+def parse_action(text: object) -> Action:
     """Parse a DSL string (or validate a dict / typed model) into a typed ``Action``.
 
     >>> parse_action('fill("e12", "Ada Lovelace")')
     Fill(kind='fill', ref='e12', text='Ada Lovelace')
+
+    Raises:
+        ActionParseError: ``text`` is not one of those, or does not make a valid action.
     """
-    if isinstance(text, _Action):
-        return text
-    if isinstance(text, dict):
+    if isinstance(text, (_Action, dict)):
         return _validate(text)
     if not isinstance(text, str):
         raise ActionParseError(
@@ -293,11 +311,12 @@ def _bind(name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def _validate(fields: dict[str, Any]) -> Any:
+def _validate(fields: _Action | dict[str, Any]) -> Action:
     try:
-        return ACTION_ADAPTER.validate_python(fields)
+        return ACTION_ADAPTER.validate_python(fields)  # a model of the union comes back as is
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'action'}: {e['msg']}" for e in exc.errors()
         )
-        raise ActionParseError(f"invalid action {fields.get('kind')!r}: {problems}") from None
+        kind = fields.get("kind") if isinstance(fields, dict) else getattr(fields, "kind", None)
+        raise ActionParseError(f"invalid action {kind!r}: {problems}") from None

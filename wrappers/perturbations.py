@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 
@@ -62,7 +62,7 @@ class PerturbationWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.clock.step, self.clock.action = 0, None
         return super().reset(seed=seed, options=options)
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         self.clock.step += 1  # before the env acts: requests of this step belong to it
         self.clock.action = action
         return super().step(action)

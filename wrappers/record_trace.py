@@ -1,9 +1,10 @@
-"""``RecordTrace``: write every episode as a trace folder (JSONL + screenshots, optionally Playwright's trace)."""
+"""``RecordTrace``: write every episode as a trace folder (JSONL + screenshots, optionally
+Playwright's trace)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
@@ -76,7 +77,7 @@ class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordC
         )
         return obs, info
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         if self._recorder is not None:
             self._index += 1

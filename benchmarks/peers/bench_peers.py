@@ -44,7 +44,8 @@ MINIWOB_TASKS = {
     # name: (JS finding the element to click, does that click end the episode?)
     "click-button": (
         "(() => { const q = document.querySelector('#query').textContent.match(/\"(.*)\"/)[1];"
-        " return [...document.querySelectorAll('#area button')].find((b) => b.textContent === q); })()",
+        " return [...document.querySelectorAll('#area button')]"
+        ".find((b) => b.textContent === q); })()",
         True,
     ),
     "enter-text": ("document.querySelector('#tt')", False),

@@ -108,7 +108,7 @@ def pieces(n: int) -> dict[str, Any]:
         open_form(env, 5)
         unwrapped = env.unwrapped
         episode, runtime = unwrapped.episode, unwrapped.runtime
-        session, page = episode.session, episode.session.page
+        page = episode.session.page
         agent = "window[Symbol.for('webharness.agent')]"
 
         async def measure() -> tuple[dict[str, float], dict[str, Any], str]:
@@ -139,7 +139,8 @@ def pieces(n: int) -> dict[str, Any]:
                 ),
                 "snapshot_in_page_js": round(
                     await page.evaluate(
-                        f"() => {{ const t = performance.now(); for (let i = 0; i < 20; i++) {agent}.snapshot({{minRef: 1}});"
+                        "() => { const t = performance.now();"
+                        f" for (let i = 0; i < 20; i++) {agent}.snapshot({{minRef: 1}});"
                         " return (performance.now() - t) / 20; }"
                     ),
                     2,
@@ -239,7 +240,9 @@ def route_cost(n: int) -> dict[str, Any]:
                     await context.route("**/*", lambda route: route.continue_())
                 page = await context.new_page()
                 await page.goto(url)  # warm the cache of the server, not of the browser
-                results[label] = await _timeit(lambda: page.goto(url, wait_until="load"), n)
+                results[label] = await _timeit(
+                    lambda page=page: page.goto(url, wait_until="load"), n
+                )
                 await context.close()
             await browser.close()
         return {

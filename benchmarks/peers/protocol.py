@@ -35,7 +35,8 @@ TARGET_JS = """() => {
   const el = (%s);
   if (!el) return null;
   el.scrollIntoView({block: 'nearest'});
-  document.querySelectorAll('[data-bench-target]').forEach((e) => e.removeAttribute('data-bench-target'));
+  document.querySelectorAll('[data-bench-target]')
+    .forEach((e) => e.removeAttribute('data-bench-target'));
   el.setAttribute('data-bench-target', '1');
   const r = el.getBoundingClientRect();
   return {x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height,
@@ -140,11 +141,10 @@ def _episode(
         kinds = ["click"] * task.clicks_per_episode + ["mouse_click"] * task.clicks_per_episode
     for kind in kinds:
         if kind == "click":
-            timed(samples["click"], lambda: adapter.click(task, target))
+            timed(samples["click"], lambda target=target: adapter.click(task, target))
         else:
-            timed(
-                samples["mouse_click"], lambda: adapter.mouse_click(task, target["x"], target["y"])
-            )
+            x, y = target["x"], target["y"]
+            timed(samples["mouse_click"], lambda x=x, y=y: adapter.mouse_click(task, x, y))
         if not task.ends_on_click:
             target = adapter.target(task, task.target)  # refs may change after a step
     timed(samples["noop"], lambda: adapter.noop(task))

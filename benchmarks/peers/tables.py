@@ -90,15 +90,19 @@ def loads_table(report: dict[str, Any]) -> str:
 
 def throughput_table(report: dict[str, Any]) -> str:
     rows = [
-        "| run | episodes | passed | s | episodes/min | peak PSS/worker MB | peak RSS-sum/worker MB | load before | load after |",
+        (
+            "| run | episodes | passed | s | episodes/min | peak PSS/worker MB "
+            "| peak RSS-sum/worker MB | load before | load after |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for r in report["runs"]:
         label = r["mode"] + (f" (round {r['round']})" if "round" in r else "")
         rows.append(
-            f"| {label} | {r.get('episodes', '–')} | {r.get('passed', '–')} | {r.get('seconds', '–')} | "
-            f"{r.get('episodes_per_min', '–')} | {_fmt(r.get('peak_pss_mb_per_worker'))} | "
-            f"{_fmt(r.get('peak_rss_mb_per_worker'))} | {r.get('load_before')} | {r.get('load_after')} |"
+            f"| {label} | {r.get('episodes', '–')} | {r.get('passed', '–')} "
+            f"| {r.get('seconds', '–')} | {r.get('episodes_per_min', '–')} "
+            f"| {_fmt(r.get('peak_pss_mb_per_worker'))} | {_fmt(r.get('peak_rss_mb_per_worker'))} "
+            f"| {r.get('load_before')} | {r.get('load_after')} |"
         )
     return "\n".join(rows)
 
@@ -127,7 +131,8 @@ def main() -> None:
                 print(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else 'no'} |")
         elif "runs" in report:
             print(
-                f"\n{throughput_table(report)}\n\n2 vs 1 workers: {report.get('ratio_2_vs_1_median')} "
+                f"\n{throughput_table(report)}\n\n"
+                f"2 vs 1 workers: {report.get('ratio_2_vs_1_median')} "
                 f"(per round {report.get('ratio_2_vs_1_per_round')})"
             )
         else:

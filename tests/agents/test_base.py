@@ -74,7 +74,10 @@ def test_unknown_name_says_did_you_mean_and_lists_builtins():
 def test_import_failure_names_the_value_and_lists_builtins():
     with pytest.raises(
         AgentLoadError,
-        match=r"cannot import agent 'no_such_pkg\.mod:Agent'.*Built-ins: oracle, random, heuristic, llm",
+        match=(
+            r"cannot import agent 'no_such_pkg\.mod:Agent'"
+            r".*Built-ins: oracle, random, heuristic, llm"
+        ),
     ):
         load_agent("no_such_pkg.mod:Agent")
 

@@ -1,6 +1,7 @@
 """Soak: 2,000 random and hostile steps over every scenario and perturbation, with small
-bounds (action 2 s, settle 1.5 s), played by two threads over one shared browser. Nothing escapes, no step outlasts its bound + 1 s, no
-Chromium is left, memory stays flat. The long version is ``benchmarks/soak.py``."""
+bounds (action 2 s, settle 1.5 s), played by two threads over one shared browser. Nothing
+escapes, no step outlasts its bound + 1 s, no Chromium is left, memory stays flat. The long
+version is ``benchmarks/soak.py``."""
 
 from __future__ import annotations
 

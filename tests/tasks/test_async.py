@@ -54,7 +54,7 @@ def test_answering_while_the_report_is_still_loading_fails(make_env):
     for seed in (4, 13, 3):  # the longest delays (3.7-4 s): the answer surely comes first
         seen = []
 
-        def early(obs, info):
+        def early(obs, info, seen=seen):  # played within this iteration
             if not seen:  # the figure on screen before and while the report regenerates
                 seen.append(tile(obs["axtree"], info["task"].params["metric"]))
                 return click(info, "Run report")

@@ -286,15 +286,16 @@ def test_slow_rendering_hides_the_main_content_until_the_agent_has_waited_the_de
     delay = load["detail"]["delay_ms"]
     assert load["step"] == 0 and 1500 <= delay <= 3000
     assert info["semantic_state"].find("link", "Contacts")  # the page around the content is there
-    for step in range(1, math.ceil(delay / 1000) + 1):
+    waits = math.ceil(delay / 1000)
+    for _ in range(waits):
         assert not info["semantic_state"].find("button", "New contact")
         obs, _, _, _, info = env.step("wait(1000)")
     assert info["semantic_state"].find("button", "New contact")
     revealed = events(info, "slow_rendering")[-1]
     assert revealed == {
-        "step": step,
+        "step": waits,
         "kind": "slow_rendering",
-        "detail": {"action": "revealed", "after_ms": 1000 * step},
+        "detail": {"action": "revealed", "after_ms": 1000 * waits},
     }
 
 
@@ -361,7 +362,8 @@ def test_theme_changes_the_screenshot_but_not_the_set_of_role_name_elements(form
 
 EXTERNAL_PAGE = b"""<!doctype html><html><head><title>Local shop</title></head><body>
     <main><h1>Welcome</h1><a href="/about">About us</a>
-    <button type="button" data-testid="save-btn" onclick="this.dataset.clicked = 1">Save</button></main></body></html>"""
+    <button type="button" data-testid="save-btn"
+        onclick="this.dataset.clicked = 1">Save</button></main></body></html>"""
 
 
 class _ExternalSite(http.server.BaseHTTPRequestHandler):

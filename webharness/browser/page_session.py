@@ -247,7 +247,7 @@ class PageSession:
         for PNG here, and visually lossless for an agent reading the page.
         """
         shot = await self._cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 90})
-        image = Image.open(io.BytesIO(base64.b64decode(shot["data"])))
+        image: Image.Image = Image.open(io.BytesIO(base64.b64decode(shot["data"])))
         if image.mode != "RGB":  # Chromium's JPEGs are RGB already: no copy for them
             image = image.convert("RGB")
         return np.asarray(image, dtype=np.uint8)

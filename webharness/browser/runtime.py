@@ -88,7 +88,8 @@ class BrowserRuntime:
         self._next = None
         self._open_sessions.clear()  # they died with their browser
         old = self.host
-        kill = failed is None or old.is_current(failed.context.browser)
+        browser = None if failed is None else failed.context.browser  # None: not known
+        kill = browser is None or old.is_current(browser)
         self.host, old_idle = replace_host(old, kill=kill)
         if old_idle:
             self._close_in_background(old)

@@ -104,7 +104,8 @@ async def _locate(session: PageSession, ref: str, ctx: ExecContext) -> dict[str,
         if _was_shown(ref, ctx):
             raise ActionFailed(
                 K.STALE_REF,
-                f"element {ref} is gone: it was in an earlier observation but the page has changed since. Use a ref from the current observation.",
+                f"element {ref} is gone: it was in an earlier observation but the page has "
+                "changed since. Use a ref from the current observation.",
             )
         raise ActionFailed(
             K.UNKNOWN_REF,
@@ -113,14 +114,16 @@ async def _locate(session: PageSession, ref: str, ctx: ExecContext) -> dict[str,
     if status == "stale":
         raise ActionFailed(
             K.STALE_REF,
-            f"element {ref} is gone: it was replaced since the observation it came from. Use a ref from the current observation.",
+            f"element {ref} is gone: it was replaced since the observation it came from. "
+            "Use a ref from the current observation.",
         )
     if status == "hidden":
         raise ActionFailed(K.NOT_VISIBLE, f"element {ref} is not visible on the page")
     if status == "covered":
         raise ActionFailed(
             K.NOT_INTERACTABLE,
-            f"element {ref} ({found['label']}) is covered by {found['coveredBy']}, which would receive the click",
+            f"element {ref} ({found['label']}) is covered by {found['coveredBy']}, "
+            "which would receive the click",
         )
     return found
 
@@ -153,7 +156,8 @@ async def _fill(session: PageSession, action: A.Fill, ctx: ExecContext) -> None:
     if not found["editable"]:
         raise ActionFailed(
             K.UNSUPPORTED_CONTROL,
-            f"element {action.ref} ({found['label']}) does not take text; fill() works on text fields and editors",
+            f"element {action.ref} ({found['label']}) does not take text; "
+            "fill() works on text fields and editors",
         )
     _require_enabled(action.ref, found)
     if len(action.text) > MAX_TYPED_CHARS:
@@ -176,12 +180,14 @@ async def _select_option(session: PageSession, action: A.SelectOption, ctx: Exec
     if result["status"] == "unsupported":
         raise ActionFailed(
             K.UNSUPPORTED_CONTROL,
-            f"element {action.ref} ({found['label']}) is not a native <select>; open it with click() and pick the option",
+            f"element {action.ref} ({found['label']}) is not a native <select>; "
+            "open it with click() and pick the option",
         )
     if result["status"] == "no_option":
         raise ActionFailed(
             K.INVALID_ARGUMENT,
-            f"{found['label']} has no option {action.option!r}; options: {', '.join(result['options'][:30])}",
+            f"{found['label']} has no option {action.option!r}; "
+            f"options: {', '.join(result['options'][:30])}",
         )
     if result["status"] == "disabled_option":
         raise ActionFailed(
@@ -252,7 +258,8 @@ async def _goto(session: PageSession, action: A.Goto, ctx: ExecContext) -> None:
         session.router.record(url)
         raise ActionFailed(
             K.NAVIGATION_BLOCKED,
-            f"{action.url!r} is outside this task; allowed origins: {', '.join(ctx.allowed_origins)}",
+            f"{action.url!r} is outside this task; "
+            f"allowed origins: {', '.join(ctx.allowed_origins)}",
         )
     try:
         await session.goto(url, ctx.timeout_ms)

@@ -112,10 +112,10 @@ class FrameSpace(spaces.Box):
         super().__init__(0, 255, (1, 1, 3), np.uint8, seed)
         shape = (int(height), int(width), 3)
         self._shape = shape  # Box keeps its shape here; its property reads it
-        self.low, self.high, self.bounded_below, self.bounded_above = (
-            np.broadcast_to(bound, shape)
-            for bound in (self.low, self.high, self.bounded_below, self.bounded_above)
-        )
+        self.low = np.broadcast_to(self.low, shape)
+        self.high = np.broadcast_to(self.high, shape)
+        self.bounded_below = np.broadcast_to(self.bounded_below, shape)
+        self.bounded_above = np.broadcast_to(self.bounded_above, shape)
 
     def contains(self, x: Any) -> bool:
         if isinstance(x, np.ndarray) and np.can_cast(x.dtype, np.uint8):

@@ -196,9 +196,13 @@ def runtime_script(runtime: dict[str, Any]) -> str:
     ``Math.random`` (mulberry32), so the same seed gives the same page."""
     return (
         f"window.__WEBEVAL__ = {json.dumps(runtime)};\n"
-        "(() => { let a = ((window.__WEBEVAL__.seed ^ 0x9E3779B9) >>> 0) || 1;  // seeds 0 and 1 differ\n"
-        "  Math.random = () => { a |= 0; a = (a + 0x6D2B79F5) | 0; let t = Math.imul(a ^ (a >>> 15), 1 | a);\n"
-        "    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };\n"
+        "(() => {\n"
+        "  let a = ((window.__WEBEVAL__.seed ^ 0x9E3779B9) >>> 0) || 1;  // seeds 0 and 1 differ\n"
+        "  Math.random = () => {\n"
+        "    a |= 0; a = (a + 0x6D2B79F5) | 0; let t = Math.imul(a ^ (a >>> 15), 1 | a);\n"
+        "    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;\n"
+        "    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;\n"
+        "  };\n"
         "})();\n"
     )
 

@@ -44,7 +44,8 @@ class UnknownPerturbationError(WebHarnessError, ValueError):
 
     def __init__(self, name: str) -> None:
         super().__init__(
-            f"unknown perturbation {name!r}.{did_you_mean(name, PERTURBATIONS)} Known: {', '.join(PERTURBATIONS)}"
+            f"unknown perturbation {name!r}.{did_you_mean(name, PERTURBATIONS)} "
+            f"Known: {', '.join(PERTURBATIONS)}"
         )
 
 
@@ -83,7 +84,8 @@ def parse_stack(text: str, strength: float = 0.5) -> list[tuple[str, float]]:
         name, _, value = (part.strip() for part in item.partition(":"))
         if not name:
             raise ValueError(
-                f"empty perturbation name in {text!r}; write names separated by commas, e.g. 'popup,latency'"
+                f"empty perturbation name in {text!r}; write names separated by commas, "
+                "e.g. 'popup,latency'"
             )
         perturbation(name)
         if any(name == seen for seen, _ in stack):

@@ -19,7 +19,10 @@ from webharness.trace.models import TaskInstance
 
 MAX_HEIGHT_PX = 240
 NOTICES = (
-    "Scheduled maintenance on Sunday from 02:00 to 04:00 UTC: some features may be briefly unavailable.",
+    (
+        "Scheduled maintenance on Sunday from 02:00 to 04:00 UTC: "
+        "some features may be briefly unavailable."
+    ),
     "New: dark mode and keyboard shortcuts are now available for every workspace.",
     "We have updated our terms of service. The changes take effect on the 1st of next month.",
     "Your trial ends in 5 days. Upgrade to keep your data and unlock every feature.",

@@ -11,17 +11,23 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
+from matplotlib.ticker import AutoLocator
 
 from webharness.reporting.records import EvalAttempt
 from webharness.reporting.summary import Rate, Summary
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 STAGES = ("perception", "understanding", "decision", "execution")
-_SVG_RC = {
+_SVG_RC: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",  # text stays text: smaller, selectable, uses page fonts
     "font.size": 9,
     "axes.spines.top": False,
@@ -101,7 +107,7 @@ def failure_codes(summary: Summary) -> Figure | None:
     ax.set_yticks(y + width * (len(summary.runners) - 1) / 2, codes)
     ax.invert_yaxis()  # most common on top
     ax.set_xlabel("episodes")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    _integer_ticks(ax.xaxis)
     _legend(ax, len(summary.runners))
     return fig
 
@@ -135,7 +141,7 @@ def steps_histogram(attempts: list[EvalAttempt]) -> Figure | None:
     if not by_runner:
         return None
     top = max(max(v) for v in by_runner.values())
-    bins = np.arange(-0.5, top + 1.5, max(1, (top + 1) // 30))  # integer-centred bins
+    bins = [edge - 0.5 for edge in range(0, top + 2, max(1, (top + 1) // 30))]  # integer-centred
     fig, ax = _figure(height=2.6)
     for i, name in enumerate(sorted(by_runner)):
         ax.hist(
@@ -143,7 +149,7 @@ def steps_histogram(attempts: list[EvalAttempt]) -> Figure | None:
         )
     ax.set_xlabel("steps")
     ax.set_ylabel("episodes")
-    ax.yaxis.get_major_locator().set_params(integer=True)
+    _integer_ticks(ax.yaxis)
     _legend(ax, len(by_runner))
     return fig
 
@@ -198,9 +204,16 @@ def _legend(ax: Axes, entries: int) -> None:
     ax.legend(ncols=min(entries, 4), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
 
 
-def _colour(index: int, palette: str = "tab10") -> tuple[float, ...]:
+def _integer_ticks(axis: Axis) -> None:
+    """Ticks on whole numbers only: the axis counts episodes or steps."""
+    locator = AutoLocator()  # a linear axis's default locator
+    locator.set_params(integer=True)
+    axis.set_major_locator(locator)
+
+
+def _colour(index: int, palette: str = "tab10") -> tuple[float, float, float, float]:
     cmap = matplotlib.colormaps[palette]
-    return tuple(cmap(index % cmap.N))
+    return cmap(index % cmap.N)
 
 
 def _share(counts: dict[str, int], key: str) -> float:

@@ -151,7 +151,8 @@ class FinalAnswer(_Criterion):
 
 
 class DbRecords(_Criterion):
-    """Rows of a backend collection matching ``where``: exactly ``count``, or at least ``min_count``."""
+    """Rows of a backend collection matching ``where``: exactly ``count``, or at least
+    ``min_count``."""
 
     kind: Literal["db"] = "db"
     collection: str
@@ -210,7 +211,18 @@ class Not(_Criterion):
 
 
 Criterion = Annotated[
-    UrlIs | TitleIs | HeadingShown | ElementState | TextVisible | FinalAnswer | DbRecords | AskedUser | JsPredicate | AllOf | AnyOf | Not,
+    UrlIs
+    | TitleIs
+    | HeadingShown
+    | ElementState
+    | TextVisible
+    | FinalAnswer
+    | DbRecords
+    | AskedUser
+    | JsPredicate
+    | AllOf
+    | AnyOf
+    | Not,
     Field(discriminator="kind"),
 ]
 for _model in (AllOf, AnyOf, Not):

@@ -208,7 +208,8 @@ def _read_yaml(path: Path) -> Any:
             str(path),
             "<file>",
             None,
-            f"expands to more than {MAX_SPEC_VALUES:,} values (aliases within aliases); write it out plainly",
+            f"expands to more than {MAX_SPEC_VALUES:,} values (aliases within aliases); "
+            "write it out plainly",
         )
     return raw
 
@@ -224,7 +225,8 @@ def _check_consistency(file: str, spec: TaskSpec, raw: dict[str, Any]) -> None:
                 file,
                 "success",
                 criterion.collection,
-                f"criteria name a collection the backend does not declare (has: {sorted(collections)})",
+                "criteria name a collection the backend does not declare "
+                f"(has: {sorted(collections)})",
             )
     known = set(spec.params)
     for name in spec.withheld:

@@ -21,6 +21,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
@@ -73,7 +74,8 @@ class TraceWriter:
         """
         if self._steps is None:
             raise TraceError(
-                f"add_step() outside start()..finish() on trace folder {self.folder}: call start() first"
+                f"add_step() outside start()..finish() on trace folder {self.folder}: "
+                "call start() first"
             )
         if screenshot is not None:
             name = f"step_{step.index:04d}.png"
@@ -150,7 +152,7 @@ def _read_steps(path: Path) -> list[StepRecord]:
     steps = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
-            steps.append(_parse(path, lambda: StepRecord.model_validate_json(line), number))
+            steps.append(_parse(path, partial(StepRecord.model_validate_json, line), number))
     return steps
 
 

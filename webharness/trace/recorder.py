@@ -113,14 +113,16 @@ class EpisodeRecorder:
         self._tracing: BrowserTracing | None = None
 
     def start(self, task: TaskInstance, env: Any = None) -> None:
-        """Begin the episode ``env`` has just reset to (``env`` is needed for the Playwright trace)."""
+        """Begin the episode ``env`` has just reset to (``env`` is needed for the Playwright
+        trace)."""
         self.trace = EpisodeTrace(task=task, agent=self.agent, golden_path=self.golden_path)
         if self.writer is not None:
             self.writer.start(task, agent=self.agent, golden_path=self.golden_path)
         if self.playwright_trace:
             if env is None:
                 raise ValueError(
-                    "EpisodeRecorder(playwright_trace=True).start() needs the env whose browser to trace"
+                    "EpisodeRecorder(playwright_trace=True).start() needs the env whose browser "
+                    "to trace"
                 )
             self._start_tracing(env)
 

@@ -49,9 +49,11 @@ class MiniWoBAdapter:
                 )
             except Exception as exc:
                 raise RuntimeError(
-                    f"MiniWoB++ drives only pages built on its core.js: it waited for the sync cover "
-                    f"#sync-task-cover, which {task.url} does not have ({type(exc).__name__}); its reset calls "
-                    f"core.startEpisodeReal() and its observation core.getDOMInfo() in the page"
+                    "MiniWoB++ drives only pages built on its core.js: it waited for the sync "
+                    f"cover #sync-task-cover, which {task.url} does not have "
+                    f"({type(exc).__name__}); "
+                    "its reset calls core.startEpisodeReal() and its observation "
+                    "core.getDOMInfo() in the page"
                 ) from None
         else:
             self.env = gym.make(f"miniwob/{name}-v1", base_url=base_url)

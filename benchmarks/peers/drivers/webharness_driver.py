@@ -132,7 +132,8 @@ class WebHarnessAdapter:
     def extra(self) -> dict[str, Any]:
         if self.failed_actions:
             log(
-                f"[{self.name}] {len(self.failed_actions)} failed actions, first: {self.failed_actions[0]}"
+                f"[{self.name}] {len(self.failed_actions)} failed actions, "
+                f"first: {self.failed_actions[0]}"
             )
         return {
             "profile": self.profile,
