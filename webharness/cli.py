@@ -7,8 +7,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from webharness.errors import WebHarnessError
-from webharness.runner.pool import RunConfig
+from webharness.runner import RunConfig, RunFolder
 from webharness.spec.catalogue import get_task, task_names
 
 
@@ -45,7 +47,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             print(f"step {info['step']:>2}  {action:<60}  {status}")
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        Image.fromarray(env.render()).save(out)
+        Image.fromarray(np.asarray(env.render())).save(out)
         print(f"success: {info['success']}  reward: {reward}  screenshot: {out}")
         return 0 if info["success"] else 1
     finally:
@@ -70,18 +72,16 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
 
 
 def _execute_run(config: RunConfig, run_dir: Path, resume: bool) -> int:
-    from webharness.reporting.records import read_attempts
     from webharness.reporting.render import format_summary_table
     from webharness.reporting.summary import summarize
-    from webharness.runner.pool import prepare_run, run_jobs
+    from webharness.runner import prepare_run, report_run, run_jobs
     from webharness.runner.progress_bar import Progress
-    from webharness.runner.rescore import report_run
 
     jobs = prepare_run(config, run_dir, resume)
     print(f"run folder: {run_dir}  episodes to run: {len(jobs)}", file=sys.stderr)
     with Progress(len(jobs)) as progress:
         run_jobs(jobs, config, run_dir, on_result=progress.update)
-    attempts = read_attempts(run_dir / "results.jsonl")
+    attempts = RunFolder(run_dir).read_attempts()
     paths = report_run(run_dir)
     print(format_summary_table(summarize(attempts)))
     print(f"report: {paths['html'].resolve()}")
@@ -142,9 +142,9 @@ def _person_drives(env: object, info: dict) -> None:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     """Write summary.json, report.md and report.html for a run folder."""
-    from webharness.runner.rescore import report_run
+    from webharness.runner import report_run
 
-    paths = report_run(_existing_run(args.run))
+    paths = report_run(RunFolder.existing(args.run))
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     return 0
@@ -154,24 +154,14 @@ def _cmd_score(args: argparse.Namespace) -> int:
     """Re-score saved traces offline (alignment + failure codes), without a browser."""
     from webharness.reporting.render import format_summary_table
     from webharness.reporting.summary import summarize
-    from webharness.runner.rescore import score_run
+    from webharness.runner import score_run
 
-    run_dir = _existing_run(args.run)
-    attempts = score_run(run_dir)
-    out = run_dir / "rescored.jsonl"
-    out.write_text("".join(a.model_dump_json() + "\n" for a in attempts), encoding="utf-8")
+    folder = RunFolder.existing(args.run)
+    attempts = score_run(folder)
+    out = folder.write_rescored(attempts)
     print(format_summary_table(summarize(attempts)))
     print(f"re-scored attempts: {out}")
     return 0
-
-
-def _existing_run(path: str) -> Path:
-    run_dir = Path(path)
-    if not (run_dir / "results.jsonl").is_file():
-        raise WebHarnessError(
-            f"{run_dir} is not a run folder: it has no results.jsonl (made by `webharness run`)"
-        )
-    return run_dir
 
 
 def _csv(text: str) -> list[str]:

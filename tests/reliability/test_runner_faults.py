@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import wait_until
 from tests.reliability.conftest import our_browser_pids
 from webharness.reporting.records import read_attempts
-from webharness.runner.pool import (
+from webharness.runner import (
     RunConfig,
     RunError,
     expand_jobs,
@@ -28,7 +28,9 @@ from webharness.runner.pool import (
 )
 from webharness.testing.processes import cmdline, wait_for_exit
 
-pytestmark = pytest.mark.own_browser  # counts browser processes
+
+# Every test runs episodes in worker processes with their own Chromium, and counts them.
+pytestmark = [pytest.mark.own_browser, pytest.mark.usefixtures("browser")]
 
 SMALL = dict(
     agents=["oracle", "random"],

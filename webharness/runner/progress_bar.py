@@ -11,11 +11,19 @@ from webharness.reporting.records import EvalAttempt
 
 
 class Progress:
+    """A tqdm bar on stderr, updated with each finished attempt.
+
+    Example:
+        >>> with Progress(len(jobs)) as progress:  # doctest: +SKIP
+        ...     run_jobs(jobs, config, run_dir, on_result=progress.update)
+    """
+
     def __init__(self, total: int) -> None:
         self.bar = tqdm(total=total, unit="ep", file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
         self.passed = self.executable = 0
 
     def update(self, attempt: EvalAttempt) -> None:
+        """Count one finished attempt; the success rate leaves out not-executable ones."""
         if not attempt.not_executable:
             self.executable += 1
             self.passed += int(attempt.passed)

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 from webharness.errors import WebHarnessError
 from webharness.reporting.records import EvalAttempt
-from webharness.runner.pool import EpisodeJob, run_job
+from webharness.runner.config import EpisodeJob
+from webharness.runner.worker import current_worker, start_worker
 
 
 def ray_results(
@@ -43,5 +44,10 @@ def ray_results(
 
 
 def _run_job_remote(job: dict) -> dict:
-    """One job in a Ray worker; the worker keeps its browser for the next job."""
-    return run_job(EpisodeJob.model_validate(job)).model_dump()
+    """One job in a Ray worker process, which keeps its Worker (and browser) for the next.
+
+    Ray tasks have no per-process initializer (its job-level setup hook is experimental and
+    cannot be set on a Ray the caller started), so a process's first job starts its Worker.
+    """
+    worker = current_worker() or start_worker()
+    return worker.run(EpisodeJob.model_validate(job)).model_dump()

@@ -1,34 +1,33 @@
-"""From a run folder to its report, and re-scoring saved traces offline (no browser)."""
+"""From a run folder to its report, and re-scoring saved traces offline (no browser).
+
+Each function takes the run folder as a path or a ``RunFolder``.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from webharness.diagnosis.scoring import EpisodeScore, attempt_record, score_trace
-from webharness.reporting.records import EvalAttempt, read_attempts
-from webharness.reporting.render import EpisodeView, StepView, write_report
+from webharness.reporting.records import EvalAttempt
+from webharness.reporting.render import EpisodeView, StepView
 from webharness.reporting.summary import summarize
-from webharness.runner.pool import RESULTS, golden_dir, load_golden_folder
+from webharness.runner.run_folder import RunFolder
 from webharness.trace.io import TraceError, load_trace
-from webharness.trace.models import EpisodeTrace
-
-
-def load_goldens(run_dir: Path, attempt: EvalAttempt) -> list[EpisodeTrace]:
-    folder = run_dir / golden_dir(attempt.scenario_id, attempt.seed or 0)
-    return load_golden_folder(folder) if folder.is_dir() else []
+from webharness.trace.models import EpisodeTrace, StepRecord
 
 
 def rescore(
-    run_dir: Path, attempt: EvalAttempt
+    run_dir: Path | RunFolder, attempt: EvalAttempt
 ) -> tuple[EpisodeTrace, EpisodeScore, EvalAttempt] | None:
     """Score one saved episode again from its trace; None when it has no readable trace."""
     if attempt.trace_dir is None or attempt.not_executable:
         return None
+    folder = RunFolder(run_dir)
     try:
-        trace = load_trace(run_dir / attempt.trace_dir)
+        trace = load_trace(folder.episode_dir(attempt.trace_dir))
     except TraceError:
         return None
-    score = score_trace(trace, load_goldens(run_dir, attempt))
+    score = score_trace(trace, folder.load_goldens(attempt.scenario_id, attempt.seed or 0))
     again = attempt_record(
         trace,
         score,
@@ -44,22 +43,23 @@ def rescore(
     return trace, score, again
 
 
-def score_run(run_dir: Path) -> list[EvalAttempt]:
+def score_run(run_dir: Path | RunFolder) -> list[EvalAttempt]:
     """Every attempt of the run re-scored from its saved trace (harness faults kept as they are)."""
     rescored = []
-    for attempt in read_attempts(run_dir / RESULTS):
+    for attempt in RunFolder(run_dir).read_attempts():
         result = rescore(run_dir, attempt)
         rescored.append(result[2] if result else attempt)
     return rescored
 
 
-def episode_view(run_dir: Path, attempt: EvalAttempt) -> EpisodeView | None:
+def episode_view(run_dir: Path | RunFolder, attempt: EvalAttempt) -> EpisodeView | None:
     """The timeline of one episode: agent screenshots beside the matched golden steps."""
     result = rescore(run_dir, attempt)
     if result is None:
         return None
     trace, score, _ = result
-    agent_dir = run_dir / (attempt.trace_dir or "")
+    folder = RunFolder(run_dir)
+    agent_dir = folder.episode_dir(attempt.trace_dir or "")
     agent_steps = [
         _step_view(agent_dir, s.index, s.action, s.screenshot, _note(s)) for s in trace.steps
     ]
@@ -67,18 +67,17 @@ def episode_view(run_dir: Path, attempt: EvalAttempt) -> EpisodeView | None:
     matched: list[tuple[int, int]] = []
     alignment = score.alignment
     if alignment is not None:
+        task, seed = attempt.scenario_id, attempt.seed or 0
         golden = next(
-            (g for g in load_goldens(run_dir, attempt) if g.golden_path == alignment.golden_path),
+            (g for g in folder.load_goldens(task, seed) if g.golden_path == alignment.golden_path),
             None,
         )
         if golden is not None:
-            golden_dir_path = (
-                run_dir
-                / golden_dir(attempt.scenario_id, attempt.seed or 0)
-                / (golden.golden_path or "")
-            )
+            golden_dir = folder.golden_dir(task, seed)
             golden_steps = [
-                _step_view(golden_dir_path, s.index, s.action, s.screenshot, "")
+                _step_view(
+                    golden_dir / (golden.golden_path or ""), s.index, s.action, s.screenshot, ""
+                )
                 for s in golden.steps
             ]
         matched = [(p.agent_step, p.golden_step) for p in alignment.matched]
@@ -100,16 +99,25 @@ def episode_view(run_dir: Path, attempt: EvalAttempt) -> EpisodeView | None:
     )
 
 
-def report_run(run_dir: Path, max_episodes: int = 60) -> dict[str, Path]:
-    """Write summary.json, report.md and report.html for a run folder."""
-    attempts = read_attempts(run_dir / RESULTS)
+def report_run(run_dir: Path | RunFolder, max_episodes: int = 60) -> dict[str, Path]:
+    """Write summary.json, report.md and report.html for a run folder.
+
+    Args:
+        run_dir: the run folder.
+        max_episodes: how many episode timelines the HTML shows, failures first.
+
+    Returns:
+        ``{"json": ..., "markdown": ..., "html": ...}`` paths of the written files.
+    """
+    folder = RunFolder(run_dir)
+    attempts = folder.read_attempts()
     ordered = sorted(attempts, key=lambda a: (a.passed, a.not_executable))  # failures first
     views = {}
     for attempt in ordered[:max_episodes]:
         view = episode_view(run_dir, attempt)
         if view is not None:
             views[attempt.key()] = view
-    return write_report(run_dir, attempts, summarize(attempts), views, max_episodes=max_episodes)
+    return folder.write_report(attempts, summarize(attempts), views, max_episodes)
 
 
 def _step_view(
@@ -123,7 +131,8 @@ def _step_view(
     )
 
 
-def _note(step) -> str:  # type: ignore[no-untyped-def]
+def _note(step: StepRecord) -> str:
+    """What went wrong with the step's action, for the timeline (nothing when it worked)."""
     result = step.action_result
     if result is None or result.ok:
         return ""

@@ -1,0 +1,256 @@
+"""A run folder on disk: where each of a run's files lives, and how it is written.
+
+::
+
+    <run>/results.jsonl                                  one line per finished episode
+    <run>/manifest.json                                  the config, versions, machine
+    <run>/episodes/<agent>/<task>/<stack>/seed-N-tT/     each agent episode's trace
+    <run>/golden/<task>/seed-N/<path>/                   the task's golden traces
+    <run>/summary.json, report.md, report.html           the report (``report_run``)
+    <run>/rescored.jsonl                                 ``webharness score``
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from webharness.reporting.records import AttemptKey, EvalAttempt, append_attempt, read_attempts
+from webharness.runner.config import EpisodeJob, RunConfig, RunError
+from webharness.trace.io import TraceError, load_trace
+from webharness.trace.models import EpisodeTrace
+
+if TYPE_CHECKING:
+    from webharness.reporting.render import EpisodeView
+    from webharness.reporting.summary import Summary
+
+
+class RunFolder:
+    """The one place that knows a run folder's layout.
+
+    The runner appends to it, workers write traces and golden traces into it, and
+    ``rescore``, ``report_run`` and the ``webharness`` command read it back.
+
+    Example:
+        >>> folder = RunFolder("runs/latest")
+        >>> folder.results
+        PosixPath('runs/latest/results.jsonl')
+        >>> folder.golden_dir("WebEval/form-v0", 3)
+        PosixPath('runs/latest/golden/form-v0/seed-3')
+    """
+
+    RESULTS = "results.jsonl"
+    MANIFEST = "manifest.json"
+    RESCORED = "rescored.jsonl"
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def __fspath__(self) -> str:  # a RunFolder goes wherever a run folder's path does
+        return str(self.root)
+
+    def __repr__(self) -> str:
+        return f"RunFolder({str(self.root)!r})"
+
+    @classmethod
+    def existing(cls, root: str | os.PathLike[str]) -> RunFolder:
+        """The run folder at ``root``, which a run must have made.
+
+        Raises:
+            RunError: ``root`` holds no ``results.jsonl``.
+        """
+        folder = cls(root)
+        if not folder.results.is_file():
+            raise RunError(
+                f"{folder.root} is not a run folder: it has no {cls.RESULTS} "
+                f"(made by `webharness run`)"
+            )
+        return folder
+
+    @property
+    def results(self) -> Path:
+        """``results.jsonl``: one line per finished episode, appended as each ends."""
+        return self.root / self.RESULTS
+
+    @property
+    def manifest(self) -> Path:
+        """``manifest.json``: the run's config, package versions and machine."""
+        return self.root / self.MANIFEST
+
+    @property
+    def rescored(self) -> Path:
+        """``rescored.jsonl``: the attempts re-scored offline by ``webharness score``."""
+        return self.root / self.RESCORED
+
+    # --- episodes ---------------------------------------------------------------------------
+    @staticmethod
+    def trace_dir(job: EpisodeJob) -> str:
+        """The job's episode folder relative to the run (``EvalAttempt.trace_dir``)."""
+        stack = job.perturbations.replace(",", "+").replace("@", "-") or "clean"
+        name = job.env_id.removeprefix("WebEval/")
+        return f"episodes/{_safe(job.agent)}/{name}/{stack}/seed-{job.seed}-t{job.trial}"
+
+    def episode_dir(self, trace_dir: str) -> Path:
+        """The folder of an episode recorded with this ``trace_dir``."""
+        return self.root / trace_dir
+
+    # --- golden traces ----------------------------------------------------------------------
+    @property
+    def golden_root(self) -> Path:
+        """``golden/``: every task's golden traces (another run on the same tasks can reuse it)."""
+        return self.root / "golden"
+
+    def golden_dir(self, env_id: str, seed: int) -> Path:
+        """The folder of a task's golden traces for one seed, a subfolder per golden path."""
+        return self.golden_root / env_id.removeprefix("WebEval/") / f"seed-{seed}"
+
+    def load_goldens(self, env_id: str, seed: int) -> list[EpisodeTrace]:
+        """The golden traces saved for this task and seed; none when there are none.
+
+        Raises:
+            TraceError: a saved golden trace cannot be read.
+        """
+        folder = self.golden_dir(env_id, seed)
+        return _load_goldens(folder) if folder.is_dir() else []
+
+    def goldens(
+        self, env_id: str, seed: int, record: Callable[[Path], object]
+    ) -> list[EpisodeTrace]:
+        """The saved golden traces for this task and seed, recorded first when missing.
+
+        Args:
+            env_id: the task's env id.
+            seed: the episode seed.
+            record: writes the golden traces into the folder it is given.
+        """
+        folder = self.golden_dir(env_id, seed)
+        if folder.is_dir():
+            try:
+                return _load_goldens(folder)
+            except TraceError:
+                shutil.rmtree(folder, ignore_errors=True)  # half-made by a killed run: redo
+        # Workers may record the same goldens at once: each writes its own folder and the
+        # first rename wins; the others' copies are dropped.
+        scratch = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+        shutil.rmtree(scratch, ignore_errors=True)
+        record(scratch)
+        try:
+            os.rename(scratch, folder)
+        except OSError:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return _load_goldens(folder)
+
+    # --- results ----------------------------------------------------------------------------
+    def read_attempts(self) -> list[EvalAttempt]:
+        """Every attempt in ``results.jsonl`` (none before the first episode ends)."""
+        return read_attempts(self.results)
+
+    def done_keys(self) -> set[AttemptKey]:
+        """The keys of the episodes already recorded, which a resumed run skips."""
+        return {attempt.key() for attempt in self.read_attempts()}
+
+    def append(self, attempt: EvalAttempt) -> None:
+        """Append one finished episode to ``results.jsonl``.
+
+        Raises:
+            RunError: the line cannot be written (a full disk, a read-only folder).
+        """
+        try:
+            append_attempt(self.results, attempt)
+        except OSError as exc:
+            raise self.storage_error(f"appending to {self.results}", exc) from exc
+
+    def prepare(self, config: RunConfig, episodes: int) -> None:
+        """Make the folder, drop a torn last result line, and write the manifest.
+
+        Raises:
+            RunError: the folder cannot be written.
+        """
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._drop_torn_line()
+            self._write_manifest(config, episodes)
+        except OSError as exc:
+            raise self.storage_error(f"preparing the run folder {self.root}", exc) from exc
+
+    def _drop_torn_line(self) -> None:
+        """Cut a last line a killed run left half-written, so the next append starts clean."""
+        if not self.results.is_file():
+            return
+        with self.results.open("rb+") as f:
+            data = f.read()
+            if data and not data.endswith(b"\n"):
+                f.truncate(data.rfind(b"\n") + 1)
+
+    def _write_manifest(self, config: RunConfig, episodes: int) -> None:
+        import gymnasium as gym
+        import playwright
+
+        import webharness
+
+        manifest = {
+            "config": config.model_dump(),
+            "episodes": episodes,
+            "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "versions": {
+                "webharness": webharness.__version__,
+                "python": platform.python_version(),
+                "gymnasium": gym.__version__,
+                "playwright": getattr(playwright, "__version__", "unknown"),
+            },
+            "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+        }
+        if self.manifest.exists():  # a resumed run says which start it continues
+            manifest["resumed_from"] = json.loads(self.manifest.read_text()).get("started_at")
+        tmp = self.manifest.with_suffix(".tmp")
+        tmp.write_text(json.dumps(manifest, indent=2, default=str))
+        os.replace(tmp, self.manifest)
+
+    @staticmethod
+    def storage_error(doing: str, exc: OSError | TraceError) -> RunError:
+        """The error that stops a run which cannot write its outputs; what it finished is kept."""
+        cause = getattr(exc, "strerror", None) or exc
+        return RunError(
+            f"stopped: {doing} failed ({cause}). Every finished episode is kept in "
+            f"{RunFolder.RESULTS}; fix the disk (space, permissions) and run again with "
+            f"--resume to do the rest."
+        )
+
+    # --- what is made from the results ------------------------------------------------------
+    def write_rescored(self, attempts: list[EvalAttempt]) -> Path:
+        """Write re-scored attempts to ``rescored.jsonl`` (``results.jsonl`` stays as it is)."""
+        self.rescored.write_text(
+            "".join(a.model_dump_json() + "\n" for a in attempts), encoding="utf-8"
+        )
+        return self.rescored
+
+    def write_report(
+        self,
+        attempts: list[EvalAttempt],
+        summary: Summary,
+        episodes: dict[AttemptKey, EpisodeView],
+        max_episodes: int,
+    ) -> dict[str, Path]:
+        """Write ``summary.json``, ``report.md`` and ``report.html`` into the folder.
+
+        Returns:
+            ``{"json": ..., "markdown": ..., "html": ...}`` paths of the written files.
+        """
+        from webharness.reporting.render import write_report
+
+        return write_report(self.root, attempts, summary, episodes, max_episodes=max_episodes)
+
+
+def _load_goldens(folder: Path) -> list[EpisodeTrace]:
+    return [load_trace(p) for p in sorted(folder.iterdir()) if p.is_dir()]
+
+
+def _safe(name: str) -> str:
+    """An agent name as a folder name (``module:Class`` has a colon)."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

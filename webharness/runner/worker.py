@@ -1,0 +1,257 @@
+"""A worker: the envs and golden traces it keeps between jobs, and playing one job.
+
+A worker process holds exactly one ``Worker``, made by ``start_worker`` when the process
+starts (the local pool's initializer; a Ray worker process's first job) and closed by
+``stop_worker``. The in-process path makes its own: ``with Worker() as worker:``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import gymnasium as gym
+
+from webharness.browser.shared import keep_browser
+from webharness.diagnosis.scoring import attempt_record, score_trace
+from webharness.errors import AgentUnavailableError, WebHarnessError
+from webharness.golden.play import golden_traces, play_episode
+from webharness.reporting.records import EvalAttempt
+from webharness.runner.config import EpisodeJob, RunError
+from webharness.runner.run_folder import RunFolder
+from webharness.trace.io import TraceError
+from webharness.trace.models import EpisodeTrace
+from webharness.trace.recorder import EpisodeRecorder
+
+EnvKey = tuple[str, str, str]  # env id, observation mode, perturbation stack
+
+
+class Worker:
+    """Plays jobs one after another, keeping the envs of the task it is on.
+
+    It keeps at most ``capacity`` envs open, all of one task (the agent's and the clean
+    one for golden traces): each holds a page and a ready next one, so another task's
+    envs are closed as soon as the worker moves on, and that task's golden traces (full
+    page states, step by step) are let go with them. The process's Chromium is kept
+    across the switch.
+
+    Example:
+        >>> job = EpisodeJob(agent="oracle", env_id="WebEval/form-v0", seed=0, run_dir="runs/x")
+        >>> with Worker() as worker:  # doctest: +SKIP
+        ...     attempt = worker.run(job)
+    """
+
+    def __init__(self, capacity: int = 2) -> None:
+        self.capacity = capacity
+        self.envs: dict[EnvKey, gym.Env] = {}  # least recently used first
+        self.goldens: dict[tuple[str, int], list[EpisodeTrace]] = {}  # by env id and seed
+        # The browser outlives the envs, which come and go with the tasks.
+        self._browser = ExitStack()
+        self._browser.enter_context(keep_browser())
+
+    def env(self, env_id: str, obs_mode: str, perturbations: str) -> gym.Env:
+        """An env for this task, observation mode and perturbation stack, kept or made.
+
+        Moving to another task closes the previous task's envs and drops its golden traces.
+        """
+        key = (env_id, obs_mode, perturbations)
+        if key in self.envs:
+            self.envs[key] = self.envs.pop(key)  # most recently used last
+            return self.envs[key]
+        for other in [k for k in self.envs if k[0] != env_id]:
+            self.envs.pop(other).close()
+        self.goldens = {k: traces for k, traces in self.goldens.items() if k[0] == env_id}
+        while len(self.envs) >= self.capacity:
+            self.envs.pop(next(iter(self.envs))).close()
+        env = gym.make(env_id, obs_mode=obs_mode, render_mode="rgb_array")
+        if perturbations:
+            env = apply_perturbations(env, perturbations)
+        self.envs[key] = env
+        return env
+
+    def run(self, job: EpisodeJob) -> EvalAttempt:
+        """Play one episode, record its trace, score it against the task's golden traces.
+
+        An error of the harness (the browser, the page) is recorded as a not-executable
+        attempt; the run goes on.
+
+        Raises:
+            AgentUnavailableError: the agent's model cannot be reached; the run stops.
+            RunError: the trace or the golden traces cannot be written; the run stops.
+        """
+        from webharness.agents import load_agent
+
+        folder = RunFolder(job.run_dir)
+        trace_dir = folder.trace_dir(job)
+        episode = folder.episode_dir(trace_dir)
+        agent = load_agent(job.agent, **_options_for(job.agent, job.agent_options))
+        env = self.env(job.env_id, job.obs_mode, job.perturbations)
+        started = time.perf_counter()
+        writing = f"writing the trace of {job.env_id} seed {job.seed} to {episode}"
+        recorder = EpisodeRecorder(episode, agent=job.agent, playwright_trace=job.playwright_trace)
+        try:
+            trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
+        except AgentUnavailableError:
+            raise  # the run cannot go on without its model: stop, and count nothing
+        except TraceError as exc:  # a short write: the disk is full (not the episode's fault)
+            raise folder.storage_error(writing, exc) from exc
+        except WebHarnessError as exc:  # before OSError: BrowserNotFoundError is both
+            return _harness_fault(job, trace_dir, exc, started)
+        except OSError as exc:  # the trace could not be written: disk full, read-only folder
+            raise folder.storage_error(writing, exc) from exc
+        finally:
+            if recorder.writer is not None:
+                recorder.writer.close()  # an episode cut short leaves no open file behind
+        duration_ms = (time.perf_counter() - started) * 1000
+        try:
+            _save_transcript(agent, episode)
+            goldens = self._goldens(job, folder)
+        except OSError as exc:
+            raise folder.storage_error(
+                f"writing the golden traces or transcript of {job.env_id} seed {job.seed}", exc
+            ) from exc
+        usage = getattr(agent, "usage", None)
+        return attempt_record(
+            trace,
+            score_trace(trace, goldens),
+            runner=job.agent,
+            model=getattr(agent, "model", None),
+            trial=job.trial,
+            perturbations=job.perturbations,
+            duration_ms=duration_ms,
+            prompt_tokens=getattr(usage, "prompt_tokens", 0),
+            completion_tokens=getattr(usage, "completion_tokens", 0),
+            trace_dir=trace_dir,
+        )
+
+    def _goldens(self, job: EpisodeJob, folder: RunFolder) -> list[EpisodeTrace]:
+        """The task's golden traces for this seed: kept, saved in the run, or recorded now."""
+
+        def record(into: Path) -> None:  # on the clean env, made only when recording
+            clean = self.env(job.env_id, "both", "")
+            golden_traces(clean, job.seed, into, screenshots=job.screenshots)
+
+        key = (job.env_id, job.seed)
+        if key not in self.goldens:
+            self.goldens[key] = folder.goldens(job.env_id, job.seed, record)
+        return self.goldens[key]
+
+    def close(self) -> None:
+        """Close the envs, and the browser unless something else keeps it."""
+        for env in self.envs.values():
+            env.close()
+        self.envs.clear()
+        self._browser.close()
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+# --- the one Worker of a worker process ---------------------------------------------------
+_PROCESS_WORKER: Worker | None = None  # set by start_worker, cleared by stop_worker only
+
+
+def start_worker() -> Worker:
+    """Make this worker process's one ``Worker``, when the process starts.
+
+    Raises:
+        RunError: the process has one already.
+    """
+    global _PROCESS_WORKER
+    if _PROCESS_WORKER is not None:
+        raise RunError(f"process {os.getpid()} has a Worker already; call stop_worker() first")
+    _PROCESS_WORKER = Worker()
+    return _PROCESS_WORKER
+
+
+def current_worker() -> Worker | None:
+    """This process's ``Worker``, or None when ``start_worker`` was not called."""
+    return _PROCESS_WORKER
+
+
+def stop_worker() -> None:
+    """Close this process's ``Worker``, if it has one."""
+    global _PROCESS_WORKER
+    worker, _PROCESS_WORKER = _PROCESS_WORKER, None
+    if worker is not None:
+        worker.close()
+
+
+def run_job(job: EpisodeJob) -> EvalAttempt:
+    """Play one job on this process's ``Worker`` (see ``Worker.run``).
+
+    Raises:
+        RunError: the process has no Worker: call ``start_worker()`` first, or play the
+            job with ``with Worker() as worker: worker.run(job)``.
+    """
+    worker = current_worker()
+    if worker is None:
+        raise RunError(
+            "run_job plays on the process's Worker, and none was started: call "
+            "start_worker() first, or use `with Worker() as worker: worker.run(job)`"
+        )
+    return worker.run(job)
+
+
+def apply_perturbations(env: gym.Env, stack: str) -> gym.Env:
+    """Wrap ``env`` in a perturbation stack, written ``"popup,latency@0.5"``.
+
+    The strength after ``@`` applies to every perturbation of the stack; 0.5 when omitted.
+    """
+    from webharness.wrappers import perturb
+
+    names, _, strength = stack.partition("@")
+    return perturb(env, names, strength=float(strength) if strength else 0.5)
+
+
+def _options_for(agent: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The run's agent options this agent takes (``log_prompts`` means nothing to the oracle)."""
+    from webharness.agents import accepted_options
+
+    accepted = accepted_options(agent)
+    return (
+        dict(options) if accepted is None else {k: v for k, v in options.items() if k in accepted}
+    )
+
+
+def _save_transcript(agent: Any, trace_dir: Path) -> None:
+    """Prompts and replies, kept only when the agent was asked to log them (--log-prompts)."""
+    transcript = getattr(agent, "transcript", None)
+    if transcript:
+        tmp = trace_dir / "transcript.json.tmp"
+        tmp.write_text(json.dumps(transcript, indent=1, default=str), encoding="utf-8")
+        os.replace(tmp, trace_dir / "transcript.json")
+
+
+def _harness_fault(job: EpisodeJob, trace_dir: str, exc: Exception, started: float) -> EvalAttempt:
+    """The attempt of an episode the harness could not play (not the agent's failure)."""
+    import webharness
+
+    return EvalAttempt(
+        scenario_id=job.env_id,
+        category=webharness.get_task(job.env_id).category,
+        runner=job.agent,
+        seed=job.seed,
+        trial=job.trial,
+        perturbations=job.perturbations,
+        passed=False,
+        not_executable=True,
+        failure_code="runtime_error",
+        root_cause="environment",
+        error=f"{type(exc).__name__}: {exc}"[:500],
+        duration_ms=round((time.perf_counter() - started) * 1000, 1),
+        trace_dir=trace_dir,
+    )
