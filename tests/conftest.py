@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -11,10 +12,14 @@ import gymnasium as gym
 import pytest
 
 import webharness  # noqa: F401  (registers the WebEval/* ids)
+from webharness.browser.host import BROWSER_ENV_VAR
 from webharness.golden.oracle import OracleAgent, golden_paths
 from webharness.spec.catalogue import get_task
 from webharness.spec.criteria import CriteriaContext
 from webharness.testing.processes import chromium_pids  # noqa: F401  (re-exported for the tests)
+
+# What a test outside the ``browser`` mark finds as its Chromium (the error names it).
+NOT_MARKED_BROWSER = "/no-browser: this test is not marked browser; request the `browser` fixture"
 
 
 @dataclass
@@ -137,7 +142,19 @@ def wait_until(predicate: Callable[[], bool], timeout_s: float, interval_s: floa
 LONGEST_FIRST = ("reliability/test_soak.py", "wrappers/test_perturbations.py")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # A lane without browser tests fails any launch at all, even from a module's fixture
+    # that a test uses without asking for ``browser`` (so the mark is checked there too).
+    if "not browser" in (config.getoption("markexpr") or ""):
+        os.environ[BROWSER_ENV_VAR] = NOT_MARKED_BROWSER
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks set here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
     def rank(item: pytest.Item) -> int:
         path = item.nodeid.split("::")[0]
         return next(
@@ -147,9 +164,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=rank)  # stable: the rest keep their order
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_browser_per_module(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Envs of a test module share one kept Chromium (a launch per module, not per env).
+@pytest.fixture(scope="module")
+def browser(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Chromium for the tests that need one: a module's envs share one kept browser (a
+    launch per module, not per env). Every test that needs it gets the ``browser`` mark.
 
     A module that counts browser processes itself is marked ``own_browser`` and opts out.
     """
@@ -160,8 +178,18 @@ def _one_browser_per_module(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _no_browser_unless_marked(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test outside the ``browser`` mark cannot launch Chromium (nor can the processes it
+    starts): the mark stays true, so ``-m "not browser"`` never opens a browser."""
+    if "browser" not in request.fixturenames:
+        monkeypatch.setenv(BROWSER_ENV_VAR, NOT_MARKED_BROWSER)
+
+
 @pytest.fixture
-def make_env() -> Iterator[Callable[..., gym.Env]]:
+def make_env(browser: None) -> Iterator[Callable[..., gym.Env]]:
     """Make envs by id (``gym.make`` kwargs allowed); all are closed after the test."""
     made: list[gym.Env] = []
 

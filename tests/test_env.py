@@ -16,7 +16,7 @@ from webharness.envs import registered_ids
 
 
 @pytest.mark.parametrize("env_id", registered_ids())
-def test_check_env_passes_for_every_registered_scenario(env_id):
+def test_check_env_passes_for_every_registered_scenario(browser, env_id):
     env = gym.make(env_id)
     try:
         check_env(env.unwrapped, skip_render_check=True)

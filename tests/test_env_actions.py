@@ -16,7 +16,7 @@ SITE = Path(__file__).parent / "fixtures" / "controls_site"
 
 
 @pytest.fixture(scope="module")
-def env():
+def env(browser):
     spec = TaskSpec.model_validate(
         {
             "id": "controls",

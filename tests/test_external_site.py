@@ -44,7 +44,7 @@ def server() -> Iterator[str]:
 
 
 @pytest.fixture
-def env(server):
+def env(browser, server):
     spec = TaskSpec.model_validate(
         {
             "id": "external_about",

@@ -18,7 +18,7 @@ QUIET_MS = 1_000  # long, so a case that waited out the window is told apart fro
 
 
 @pytest.fixture(scope="module")
-def env():
+def env(browser):
     spec = TaskSpec.model_validate(
         {
             "id": "settle",

@@ -25,7 +25,7 @@ def browser_pid(env: gym.Env) -> int:
     return env.unwrapped.runtime.host._browser_pid
 
 
-def test_no_chromium_is_left_after_close():
+def test_no_chromium_is_left_after_close(browser):
     before = chromium_pids()
     env = gym.make("WebEval/form-v0", obs_mode="text")
     env.reset(seed=0)
@@ -42,7 +42,7 @@ def test_the_browser_is_not_launched_before_reset():
     env.close()
 
 
-def test_envs_in_one_process_share_one_browser_and_the_last_one_closes_it():
+def test_envs_in_one_process_share_one_browser_and_the_last_one_closes_it(browser):
     before = chromium_pids()
     first, second = gym.make(FORM, obs_mode="text"), gym.make(FORM, obs_mode="text")
     first.reset(seed=0)
@@ -57,7 +57,7 @@ def test_envs_in_one_process_share_one_browser_and_the_last_one_closes_it():
     assert wait_for_exit(chromium_pids() - before, 10)
 
 
-def test_keep_browser_holds_the_browser_between_envs_made_one_after_another():
+def test_keep_browser_holds_the_browser_between_envs_made_one_after_another(browser):
     before = chromium_pids()
     with webharness.keep_browser():
         pids = []
@@ -70,7 +70,7 @@ def test_keep_browser_holds_the_browser_between_envs_made_one_after_another():
     assert wait_for_exit(chromium_pids() - before, 10), "keep_browser left Chromium behind"
 
 
-def test_a_crash_ends_both_episodes_once_and_each_env_recovers_on_one_fresh_browser():
+def test_a_crash_ends_both_episodes_once_and_each_env_recovers_on_one_fresh_browser(browser):
     first, second = gym.make(FORM, obs_mode="text"), gym.make(FORM, obs_mode="text")
     try:
         first.reset(seed=0)
@@ -103,7 +103,7 @@ def _node_options_of_driver() -> list[str]:
 
 @pytest.mark.parametrize("user_options", [None, "--stack-trace-limit=20"])
 def test_the_driver_gets_a_small_young_generation_and_the_environment_is_put_back(
-    monkeypatch, user_options
+    browser, monkeypatch, user_options
 ):
     if user_options is None:
         monkeypatch.delenv("NODE_OPTIONS", raising=False)
@@ -119,7 +119,7 @@ def test_the_driver_gets_a_small_young_generation_and_the_environment_is_put_bac
         env.close()
 
 
-def test_a_large_response_body_passes_through_the_driver_under_its_heap_cap():
+def test_a_large_response_body_passes_through_the_driver_under_its_heap_cap(browser):
     """The cap in DRIVER_NODE_OPTIONS bounds the driver's heap; a 20 MB body, in and out of
     the driver as base64 strings several times over, must still reach the page (with a
     32 MB cap it does not)."""
@@ -151,7 +151,7 @@ def test_a_large_response_body_passes_through_the_driver_under_its_heap_cap():
         runtime.close()
 
 
-def test_our_launch_flags_keep_playwrights_feature_lists():
+def test_our_launch_flags_keep_playwrights_feature_lists(browser):
     """Chromium keeps only the last --disable-features: ours must not replace Playwright's."""
     env = gym.make(FORM, obs_mode="text")
     try:

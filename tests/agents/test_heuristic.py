@@ -23,7 +23,7 @@ SEEDS = (0, 1, 2)  # scenario i of the catalogue is played with seed SEEDS[i % 3
 
 
 @pytest.fixture(scope="module")
-def form_env() -> Iterator[gym.Env]:
+def form_env(browser) -> Iterator[gym.Env]:
     env = gym.make("WebEval/form-v0", obs_mode="text")
     yield env
     env.close()

@@ -17,7 +17,7 @@ from webharness.agents import RandomAgent
 
 
 @pytest.fixture(scope="module")
-def form_env() -> Iterator[gym.Env]:
+def form_env(browser) -> Iterator[gym.Env]:
     env = gym.make("WebEval/form-v0", obs_mode="text")
     yield env
     env.close()

@@ -13,7 +13,7 @@ from webharness.action_result import ActionErrorKind
 
 
 @pytest.fixture(scope="module")
-def env(local_server):
+def env(browser, local_server):
     env = hostile_env(local_server.port)
     yield env
     env.close()
@@ -68,7 +68,7 @@ def test_a_fetch_to_the_local_server_is_refused_to_the_page(page, local_server):
     assert page_status(info) == "fetch refused"
 
 
-def test_an_allowed_origin_is_reached(local_server):
+def test_an_allowed_origin_is_reached(browser, local_server):
     """The same server, allowed by the task, is reached. (By navigation: Chromium's own
     private-network rules still refuse a plain-http page's fetch or iframe to loopback.)"""
     env = hostile_env(local_server.port, allowed=(local_server.origin,))

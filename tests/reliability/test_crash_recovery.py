@@ -21,7 +21,7 @@ SLACK_S = 1.0  # what the issue allows on top of the env's own bound
 
 
 @pytest.fixture
-def env():
+def env(browser):
     before = our_browser_pids()
     env = hostile_env()
     yield env
@@ -111,7 +111,7 @@ def test_a_page_that_hangs_after_its_click_is_caught_by_the_next_page_read(env):
     assert_hang_caught_in_bound(env, elapsed, info, truncated)
 
 
-def test_closing_an_env_whose_page_is_hung_is_bounded_and_leaves_no_browser():
+def test_closing_an_env_whose_page_is_hung_is_bounded_and_leaves_no_browser(browser):
     before = our_browser_pids()
     env = hostile_env()
     _, info = env.reset(seed=0)
@@ -126,7 +126,7 @@ def test_closing_an_env_whose_page_is_hung_is_bounded_and_leaves_no_browser():
     assert our_browser_pids() - before == set()
 
 
-def test_a_host_whose_graceful_close_hangs_kills_its_browser(monkeypatch):
+def test_a_host_whose_graceful_close_hangs_kills_its_browser(browser, monkeypatch):
     """The bound holds even when Playwright itself never answers (a stopped browser)."""
     before = our_browser_pids()
     host = BrowserHost()

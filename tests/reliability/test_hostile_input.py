@@ -24,7 +24,7 @@ PAYLOAD = "<img src=x onerror=\"document.title='pwned'\"><script>document.title=
 
 
 @pytest.fixture(scope="module")
-def env():
+def env(browser):
     CANARY.unlink(missing_ok=True)
     env = hostile_env()
     env.reset(seed=0)

@@ -12,7 +12,7 @@ from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment, RecordT
 
 
 @pytest.fixture
-def diagnosed(tmp_path):
+def diagnosed(browser, tmp_path):
     env = FailureAnnotation(
         GoldenTraceAlignment(
             RecordTrace(
@@ -48,7 +48,7 @@ def test_progress_is_reported_every_step_and_grows_along_the_golden_path(diagnos
     assert progress == sorted(progress) and progress[-1] == pytest.approx(1.0)
 
 
-def test_progress_reward_is_off_by_default_and_shapes_the_reward_when_on(tmp_path):
+def test_progress_reward_is_off_by_default_and_shapes_the_reward_when_on(browser, tmp_path):
     env = GoldenTraceAlignment(gym.make("WebEval/form-v0", obs_mode="text"), progress_reward=True)
     try:
         run = play(env, oracle_policy(env), seed=6)

@@ -37,7 +37,7 @@ WRAPPER_CLASSES = {cls.perturbation: cls for cls in wrappers.PerturbationWrapper
 
 # --- fixtures and helpers -------------------------------------------------------------
 @pytest.fixture(scope="module")
-def form_base() -> Iterator[gym.Env]:
+def form_base(browser) -> Iterator[gym.Env]:
     """One form env (one browser) for the module; each test wraps it afresh."""
     env = gym.make(FORM, obs_mode="text")
     yield env
@@ -378,7 +378,7 @@ class _ExternalSite(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def external_env() -> Iterator[gym.Env]:
+def external_env(browser) -> Iterator[gym.Env]:
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ExternalSite)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     spec = TaskSpec.model_validate(
@@ -447,7 +447,7 @@ MATRIX_SEEDS = (1,)
 
 
 @pytest.fixture(scope="module")
-def scenario_env() -> Iterator[Callable[[str], gym.Env]]:
+def scenario_env(browser) -> Iterator[Callable[[str], gym.Env]]:
     """One env per scenario, the previous one closed when the scenario changes."""
     current: dict[str, gym.Env] = {}
 
