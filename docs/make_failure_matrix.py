@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from tests.test_failure_suite import CASES, SEED, Bench, matrix_markdown
+    from tests.diagnosis.test_failure_suite import CASES, SEED, Bench, matrix_markdown
 
     cases = [c for c in CASES.values() if not args.scenarios or c.scenario in args.scenarios]
     bench = Bench()

@@ -17,12 +17,12 @@ from webharness.episode.observation import ObsMode, build_observation, observati
 from webharness.errors import BrowserError, BrowserNotFoundError, did_you_mean
 from webharness.spec.catalogue import get_task
 from webharness.spec.task_spec import InstantiatedTask, TaskSpec, instantiate
-from webharness.trace.models import EpisodeEnd
+from webharness.trace.models import EndedBy, EpisodeEnd
 
 _ENDED_BY = {
-    A.ActionKind.DONE: "done",
-    A.ActionKind.SEND_MSG_TO_USER: "send_msg_to_user",
-    A.ActionKind.REPORT_INFEASIBLE: "report_infeasible",
+    A.ActionKind.DONE: EndedBy.DONE,
+    A.ActionKind.SEND_MSG_TO_USER: EndedBy.SEND_MSG_TO_USER,
+    A.ActionKind.REPORT_INFEASIBLE: EndedBy.REPORT_INFEASIBLE,
 }
 # Browser work of one step is bounded by the action timeout and the settle cap; this is
 # the slack on top before the harness declares the page hung.
@@ -90,7 +90,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         self._runtime = runtime
         finished, self._episode = self._episode, None
         try:
-            observed = self._start_episode(runtime, task, hooks)
+            episode, observed = self._start_episode(runtime, task, hooks)
+            self._episode = episode
         finally:
             # Closed after the new page has loaded: a context closing at the same time
             # holds up the browser and Playwright's driver, and the new page's load with them.
@@ -98,9 +99,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 runtime.discard(finished.session)
         runtime.prewarm()
         self._steps, self._ended = 0, False
-        return self._observation(self._episode, observed, ""), self._info(
-            self._episode, observed, None, None
-        )
+        return self._observation(episode, observed, ""), self._info(episode, observed, None, None)
 
     def _episode_hooks(self, task: InstantiatedTask) -> EpisodeHooks:
         """Let each wrapper's factory set up this episode, seeded from the env's generator."""
@@ -115,7 +114,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
 
     def _start_episode(
         self, runtime: BrowserRuntime, task: InstantiatedTask, hooks: EpisodeHooks
-    ) -> Observed:
+    ) -> tuple[Episode, Observed]:
         """Open the episode's page; after a browser failure, restart the browser once."""
         timeout = self._step_timeout_s()
         for attempt in (1, 2):
@@ -131,8 +130,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                     raise BrowserError(f"could not start {task.instance.env_id}: {exc}") from exc
                 runtime.restart(session)
                 continue
-            self._episode = episode
-            return observed
+            return episode, observed
         raise AssertionError("unreachable")
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -140,6 +138,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         if episode is None or self._ended or self._runtime is None:
             raise ResetNeeded("call reset() before step(), and again after an episode has ended")
         self._steps += 1
+        parse_error: str | None = None
         try:
             parsed = A.parse_action(action)
         except A.ActionParseError as exc:
@@ -149,8 +148,6 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 A.Noop(),
                 f"not a single action call: too deeply nested ({type(exc).__name__})",
             )
-        else:
-            parse_error = None
         try:
             result, observed = self._runtime.run(episode.step(parsed), self._step_timeout_s())
         except Exception as exc:  # the browser died or hung: the harness's fault
@@ -160,7 +157,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         success = episode.success()
         ended_by = _ENDED_BY.get(A.ActionKind(parsed.kind)) if parse_error is None else None
         if ended_by is None and self.auto_terminate and success:
-            ended_by = "criteria"
+            ended_by = EndedBy.CRITERIA
         terminated = ended_by is not None
         truncated = not terminated and self._steps >= self.max_steps
         info = self._info(episode, observed, action, result, success)
@@ -171,7 +168,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 truncated=truncated,
                 success=success,
                 final_answer=episode.final_answer,
-                ended_by=ended_by or "max_steps",
+                ended_by=ended_by or EndedBy.MAX_STEPS,
                 asked_user=episode.asked_user,
             )
         reward = 1.0 if (terminated or truncated) and success else 0.0
@@ -197,7 +194,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             raise BrowserError(message) from exc
         info = self._info(episode, observed, action, result)
         info["episode_end"] = EpisodeEnd(
-            truncated=True, ended_by="runtime_error", not_executable=True, error=message
+            truncated=True, ended_by=EndedBy.RUNTIME_ERROR, not_executable=True, error=message
         )
         return self._observation(episode, observed, message), 0.0, False, True, info
 

@@ -9,8 +9,9 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
-from webharness.diagnosis.alignment import Alignment, ProgressTracker, align
+from webharness.diagnosis.alignment import Alignment, align
 from webharness.diagnosis.failures import annotate
+from webharness.diagnosis.progress import ProgressTracker
 from webharness.golden.play import golden_traces
 from webharness.trace.models import EpisodeTrace
 from webharness.trace.recorder import EpisodeRecorder, step_record
@@ -63,11 +64,12 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        obs, env_reward, terminated, truncated, info = self.env.step(action)
+        reward = float(env_reward)
         if self._tracker is not None:
             progress = self._tracker.update(info["semantic_state"])
             if self.progress_reward:
-                reward = float(reward) + (progress - self._progress)
+                reward += progress - self._progress
             self._progress = progress
         info["progress"] = self._progress
         trace = self._track(obs, reward, info, terminated or truncated)
@@ -115,7 +117,8 @@ class FailureAnnotation(_TracksEpisode, RecordConstructorArgs):
         return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        obs, env_reward, terminated, truncated, info = self.env.step(action)
+        reward = float(env_reward)
         trace = self._track(obs, reward, info, terminated or truncated)
         if trace is not None:
             alignment: Alignment | None = info.get("alignment")

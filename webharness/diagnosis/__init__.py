@@ -1,2 +1,6 @@
-"""Offline diagnosis of saved traces: alignment to golden traces, failure codes and
-root-cause stages, trace rules, and scoring one trace. Imports nothing of the browser."""
+"""Offline diagnosis of saved traces; imports nothing of the browser.
+
+``similarity`` (how alike two page states are), ``signatures`` (actions by meaning),
+``progress`` (when a golden state counts as reached), ``alignment`` (the run laid over
+its golden traces), ``failures`` (failure codes and root-cause stages), ``trace_rules``
+(user checks over a trace) and ``scoring`` (all of it for one trace)."""

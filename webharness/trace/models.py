@@ -6,12 +6,24 @@ folder per episode; ``load_trace`` reads one back into the same models.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from webharness.action_result import ActionResult
 from webharness.semantic import SemanticState
+
+
+class EndedBy(str, Enum):
+    """What ended an episode (``EpisodeEnd.ended_by``); a saved trace holds the value."""
+
+    DONE = "done"  # the agent's done()
+    SEND_MSG_TO_USER = "send_msg_to_user"  # the agent's answer ended the run
+    REPORT_INFEASIBLE = "report_infeasible"
+    CRITERIA = "criteria"  # auto_terminate: the task's criteria held after a step
+    MAX_STEPS = "max_steps"  # truncated at the step budget
+    RUNTIME_ERROR = "runtime_error"  # the browser crashed or hung: not executable
 
 
 class TaskInstance(BaseModel):
@@ -53,9 +65,7 @@ class EpisodeEnd(BaseModel):
     truncated: bool = False
     success: bool = False
     final_answer: str | None = None  # text of send_msg_to_user, when it ended the run
-    ended_by: str | None = (
-        None  # "done", "send_msg_to_user", "report_infeasible", "max_steps", "criteria", "runtime_error"
-    )
+    ended_by: EndedBy | None = None
     asked_user: bool = False
     not_executable: bool = False  # a harness fault, not the agent's
     error: str | None = None

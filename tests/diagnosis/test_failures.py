@@ -24,7 +24,7 @@ from webharness.diagnosis.failures import (
 from webharness.semantic import Element, SemanticState
 from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "failure-codes.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "failure-codes.md"
 
 
 # --- factory ---------------------------------------------------------------------------

@@ -90,12 +90,14 @@ GOOD_RUN = form_trace(
 
 TASK_YAML = """
 trace_rules:
-  - {kind: must_happen, id: name, phase: fill, action: fill, role: textbox, name: Full name, value: Ada}
+  - {kind: must_happen, id: name, phase: fill, action: fill, role: textbox, name: Full name,
+     value: Ada}
   - {kind: must_happen, id: vip, phase: fill, action: check, role: checkbox, name: vip}
   - {kind: must_not_happen, id: no-nav, phase: navigate, action: goto}
   - {kind: order, id: fill-then-save, phase: submit, weight: 2,
      first: {action: fill, name: Email}, then: {action: click, role: button, name: Save}}
-  - {kind: field_value, id: email, phase: verify, role: textbox, name: Email, value: ada@example.org}
+  - {kind: field_value, id: email, phase: verify, role: textbox, name: Email,
+     value: ada@example.org}
   - {kind: field_value, id: vip-ticked, phase: verify, role: checkbox, name: VIP, checked: true}
   - {kind: never_visit, id: no-leak, phase: navigate, weight: 3, prefix: "http://tracker.example"}
 """

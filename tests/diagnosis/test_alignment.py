@@ -15,15 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webharness.actions import parse_action
-from webharness.diagnosis.alignment import (
-    ActionSignature,
-    Alignment,
-    ProgressTracker,
+from webharness.diagnosis.alignment import Alignment, align, element_diff
+from webharness.diagnosis.progress import ProgressTracker, progress_curve
+from webharness.diagnosis.signatures import ActionSignature, action_signature
+from webharness.diagnosis.similarity import (
     SimilarityWeights,
-    action_signature,
-    align,
-    element_diff,
-    progress_curve,
     similarity_matrix,
     state_features,
     state_similarity,

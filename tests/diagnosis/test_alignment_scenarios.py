@@ -14,9 +14,10 @@ from contextlib import closing
 
 import pytest
 
-from tests.test_failure_suite import SEED, Bench
-from webharness.diagnosis.alignment import align, state_similarity
+from tests.diagnosis.test_failure_suite import SEED, Bench
+from webharness.diagnosis.alignment import align
 from webharness.diagnosis.scoring import score_trace
+from webharness.diagnosis.similarity import state_similarity
 from webharness.golden.oracle import OracleAgent
 from webharness.golden.play import play_episode
 from webharness.spec.catalogue import get_task, task_names
@@ -25,7 +26,7 @@ from webharness.trace.models import TaskInstance
 
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[Bench]:
+def bench(browser: None) -> Iterator[Bench]:
     """One env per scenario at a time (closed on to the next), golden traces kept per scenario."""
     with closing(Bench(SEED)) as kept:
         yield kept

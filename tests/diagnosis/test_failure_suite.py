@@ -625,7 +625,8 @@ def matrix_markdown(results: list[CaseResult]) -> str:
         "",
     ]
     lines += [
-        "| case | golden path | expected: code @ step, stage | code | step | stage | false success | not executable |",
+        "| case | golden path | expected: code @ step, stage | code | step | stage "
+        "| false success | not executable |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:
@@ -636,7 +637,8 @@ def matrix_markdown(results: list[CaseResult]) -> str:
             f"| {_label(e.code)} @ {e.step if e.step is not None else '—'}, {stage} "
             f"| {_cell(e.code, a.code, _label)} | {_cell(e.step, a.step, str)} "
             f"| {_cell(e.stage, a.stage, lambda s: s.value if s else '—')} "
-            f"| {_cell(e.false_success, a.false_success, str)} | {_cell(e.not_executable, a.not_executable, str)} |"
+            f"| {_cell(e.false_success, a.false_success, str)} "
+            f"| {_cell(e.not_executable, a.not_executable, str)} |"
         )
     return "\n".join(lines)
 
@@ -663,7 +665,7 @@ IN_SUITE = _one_per_fault() | set(FAST_CASES)
 
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[Bench]:
+def bench(browser: None) -> Iterator[Bench]:
     b = Bench()
     yield b
     b.close()
@@ -753,7 +755,9 @@ LIVE_SLOW = [
 
 
 @pytest.fixture(scope="module")
-def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], gym.Env]]:
+def live_stack(
+    browser: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[str], gym.Env]]:
     """The diagnosis stack users put on an env, one per scenario (each records its own goldens)."""
     from webharness.wrappers import FailureAnnotation as Annotate
     from webharness.wrappers import GoldenTraceAlignment, RecordTrace
@@ -810,7 +814,8 @@ def test_rescoring_a_saved_trace_offline_gives_the_live_diagnosis(
 
 
 class CaseAgent(FaultyAgent):
-    """A suite case as a runner agent: ``tests.test_failure_suite:CaseAgent`` with ``case=<id>``."""
+    """A suite case as a runner agent: ``tests.diagnosis.test_failure_suite:CaseAgent``
+    with ``case=<id>``."""
 
     def __init__(self, case: str) -> None:
         chosen = CASES[case]
@@ -821,14 +826,16 @@ class CaseAgent(FaultyAgent):
 @pytest.mark.parametrize(
     "case_id", ["form-click_heading@1", "validation-never_fix@8-fix-and-resubmit"]
 )
-def test_webharness_score_gives_the_runner_s_diagnosis(tmp_path: Path, case_id: str) -> None:
+def test_webharness_score_gives_the_runner_s_diagnosis(
+    browser: None, tmp_path: Path, case_id: str
+) -> None:
     from webharness.cli import main
     from webharness.reporting.records import read_attempts
-    from webharness.runner.pool import RESULTS, RunConfig, prepare_run, run_jobs
+    from webharness.runner import RunConfig, RunFolder, prepare_run, run_jobs
 
     case = CASES[case_id]
     config = RunConfig(
-        agents=["tests.test_failure_suite:CaseAgent"],
+        agents=["tests.diagnosis.test_failure_suite:CaseAgent"],
         tasks=[case.scenario],
         seeds=[SEED],
         obs_mode="text",
@@ -847,7 +854,7 @@ def test_webharness_score_gives_the_runner_s_diagnosis(tmp_path: Path, case_id: 
         "first_divergence_step",
         "progress_rate",
     )
-    (live,) = read_attempts(tmp_path / RESULTS)
-    (again,) = read_attempts(tmp_path / "rescored.jsonl")
+    (live,) = read_attempts(RunFolder(tmp_path).results)
+    (again,) = read_attempts(RunFolder(tmp_path).rescored)
     assert {f: getattr(again, f) for f in fields} == {f: getattr(live, f) for f in fields}
     assert (live.failure_code, live.root_cause) == (case.fault.code.value, case.fault.stage.value)

@@ -1,0 +1,160 @@
+"""Per-step checks: the action's own error, a no-op where a change was needed, input the
+app rejected, and runs of the same ineffective action."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from webharness.action_result import ActionErrorKind
+from webharness.actions import ENDING_ACTIONS, PAGE_FREE_ACTIONS, Action, ActionKind, Press
+from webharness.diagnosis.failures.codes import ERROR_CODES, FailureCode
+from webharness.diagnosis.failures.evidence import InvalidField
+from webharness.diagnosis.failures.notes import StepFailure, note, sort_notes
+from webharness.diagnosis.failures.signals import BUSY_WORDS, is_invalid
+from webharness.diagnosis.failures.steps import TraceStep, acting_steps
+from webharness.semantic import Element, SemanticState
+from webharness.trace.models import EpisodeTrace, StepRecord
+
+__all__ = ["action_failure", "needs_change", "repeated_actions", "step_failures"]
+
+# Actions whose purpose is to change the page; a no-op of theirs is a failure.
+_CHANGE_EXPECTED = frozenset(
+    {
+        ActionKind.CLICK,
+        ActionKind.FILL,
+        ActionKind.SELECT_OPTION,
+        ActionKind.CHECK,
+        ActionKind.UNCHECK,
+        ActionKind.PRESS,
+        ActionKind.MOUSE_CLICK,
+        ActionKind.KEYBOARD_TYPE,
+        ActionKind.GOTO,
+        ActionKind.GO_BACK,
+    }
+)
+# Keys that only move focus, which the state fingerprint leaves out on purpose.
+_FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"})
+# Text fields, where a click only moves focus (and the caret).
+_FOCUS_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
+# A control already in the state the action asks for needs no change.
+_ALREADY_SATISFIED: dict[ActionKind, Callable[[Any, Element], bool]] = {
+    ActionKind.CLICK: lambda action, e: e.role in _FOCUS_ROLES or e.selected is True,
+    ActionKind.FILL: lambda action, e: e.value == action.text,
+    ActionKind.SELECT_OPTION: lambda action, e: e.value == action.option,
+    ActionKind.CHECK: lambda action, e: e.checked is True,
+    ActionKind.UNCHECK: lambda action, e: e.checked is False,
+}
+
+
+def step_failures(trace: EpisodeTrace) -> list[StepFailure]:
+    """A note for every failed or ineffective step, in step order (no episode-level checks).
+
+    Args:
+        trace: the recorded episode.
+
+    Returns:
+        The notes of ``action_failure``, ``validation_failure`` and ``repeated_actions``.
+    """
+    notes: list[StepFailure] = []
+    for step in acting_steps(trace):
+        if step.record.action is not None:
+            notes += [n for n in (action_failure(step), validation_failure(step)) if n]
+    return sort_notes(notes + repeated_actions(trace))
+
+
+def action_failure(step: TraceStep) -> StepFailure | None:
+    """The action's own error kind, or a no-op where a change was needed.
+
+    Writes ``error`` and ``result_message`` when the harness reported an error.
+    """
+    result, action = step.result, step.action
+    # Without a recorded result, an action we cannot parse is still a protocol error.
+    error = result.error if result else (None if action else ActionErrorKind.UNPARSEABLE)
+    if error is not None:
+        message = result.message if result else ""
+        evidence = step.evidence(error=error.value, result_message=message)
+        return note(step.record, ERROR_CODES[error], evidence)
+    if action is not None and needs_change(action, step.element) and not step.changed:
+        return note(step.record, FailureCode.ACTION_NO_EFFECT, step.evidence())
+    return None
+
+
+def needs_change(action: Action, element: Element | None) -> bool:
+    """Whether the action is there to change the page and its target was not already so."""
+    kind = ActionKind(action.kind)
+    if kind not in _CHANGE_EXPECTED or (isinstance(action, Press) and action.key in _FOCUS_KEYS):
+        return False
+    satisfied = _ALREADY_SATISFIED.get(kind)
+    return not (satisfied and element is not None and satisfied(action, element))
+
+
+def validation_failure(step: TraceStep) -> StepFailure | None:
+    """A field newly invalid, or a new alert while the page stayed put, after a page action.
+
+    Writes ``invalid_fields`` and ``alerts``.
+    """
+    action = step.action
+    if action is None or ActionKind(action.kind) in PAGE_FREE_ACTIONS:
+        return None
+    invalid = _newly_invalid(step.before.state, step.record.state)
+    alerts = _rejection_alerts(step.before, step.record)
+    if not invalid and not alerts:
+        return None
+    evidence = step.evidence(invalid_fields=invalid, alerts=alerts)
+    shown = "; ".join([f"{f.name}: {f.message}" for f in invalid] + alerts)
+    return note(step.record, FailureCode.VALIDATION_ERROR, evidence, detail=shown)
+
+
+def _newly_invalid(before: SemanticState, after: SemanticState) -> list[InvalidField]:
+    was_invalid = {(e.role, e.name) for e in before.elements if is_invalid(e)}
+    return [
+        InvalidField(role=e.role, name=e.name, message=e.validation_message)
+        for e in after.elements
+        if is_invalid(e) and (e.role, e.name) not in was_invalid
+    ]
+
+
+def _rejection_alerts(before: StepRecord, step: StepRecord) -> list[str]:
+    """New alerts count as a rejection only when the app did not move on.
+
+    A status such as "3 results found" or "Saved" comes with new elements, new app data,
+    a new URL or met criteria; a rejection leaves all of those as they were.
+    """
+    diff = before.state.diff(step.state)
+    if step.success or diff.url_changed or diff.app_changed or diff.added:
+        return []
+    return [
+        a for a in step.state.alerts if a not in before.state.alerts and not BUSY_WORDS.search(a)
+    ]
+
+
+def repeated_actions(trace: EpisodeTrace) -> list[StepFailure]:
+    """One note per run of 3+ identical, consecutive, ineffective actions, at its first step.
+
+    Writes ``count`` and ``steps`` (the StepRecord.index of each repeat).
+    """
+    notes = []
+    for key, group in itertools.groupby(acting_steps(trace), key=_repeat_key):
+        run = list(group)
+        if key is not None and len(run) >= 3:
+            steps = [s.index for s in run]
+            evidence = run[0].evidence(count=len(steps), steps=steps)
+            detail = f"{len(steps)} times in a row"
+            notes.append(note(run[0].record, FailureCode.REPEATED_ACTION, evidence, detail))
+    return notes
+
+
+def _repeat_key(step: TraceStep) -> str | None:
+    """The normalised action when it was ineffective, else None.
+
+    Ineffective: it failed, or it changed nothing where a change was needed. Waiting,
+    scrolling or hovering again is not a repeated failure, nor are outputs that are no
+    action or end the episode.
+    """
+    action = step.action
+    if action is None or ActionKind(action.kind) in ENDING_ACTIONS:
+        return None
+    no_effect = not step.changed and needs_change(action, step.element)
+    return action.dsl() if step.failed or no_effect else None
