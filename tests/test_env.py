@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 
 import gymnasium as gym
 import numpy as np
@@ -163,12 +162,3 @@ def test_playwright_s_own_headless_shell_comes_before_the_system_s(monkeypatch, 
     )
     assert webharness.find_chromium(downloaded, headless=True) == shell
     assert webharness.find_chromium(downloaded, headless=False) == downloaded
-
-
-def test_public_exports_are_complete():
-    exported = set(webharness.__all__)
-    missing = [name for name in exported if not hasattr(webharness, name)]
-    assert not missing
-    public = {n for n in dir(webharness) if not n.startswith("_") and n[0].isupper()}
-    assert public <= exported, public - exported
-    assert os.path.isfile(os.path.join(os.path.dirname(webharness.__file__), "py.typed"))

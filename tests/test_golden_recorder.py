@@ -103,7 +103,7 @@ def test_typing_is_merged_into_one_fill_and_values_become_placeholders():
     assert [s["value"] for s in steps] == ["{{name}}", "Call {{name}} today", "{{vip}}"]
 
 
-def test_the_record_command_prints_task_yaml(tmp_path):
+def test_the_record_command_prints_task_yaml(browser, tmp_path):
     steps, _ = filled_steps("form", "save-button", seed=1)
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump(steps))

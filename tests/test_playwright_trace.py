@@ -66,7 +66,7 @@ def test_a_recorder_without_a_folder_cannot_keep_a_playwright_trace():
         EpisodeRecorder(None, playwright_trace=True)
 
 
-def test_the_run_command_keeps_playwrights_trace_in_the_episode_folder(tmp_path):
+def test_the_run_command_keeps_playwrights_trace_in_the_episode_folder(browser, tmp_path):
     out = tmp_path / "cli"
     subprocess.run(
         [

@@ -29,7 +29,7 @@ from webharness.spec.catalogue import get_task, task_names
 from webharness.spec.criteria import CriteriaContext, Criterion
 from webharness.spec.task_spec import TaskSpec, load_task
 from webharness.trace.io import load_trace
-from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
+from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
 __version__ = "0.2.0"
 
@@ -45,6 +45,7 @@ __all__ = [
     "CriteriaContext",
     "Criterion",
     "Element",
+    "EndedBy",
     "EpisodeEnd",
     "EpisodeScore",
     "EpisodeTrace",

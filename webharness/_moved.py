@@ -2,7 +2,8 @@
 
 ``import webharness.failures`` (and ``from webharness.failures import FailureCode``) still
 work: a finder on ``sys.meta_path`` answers each old name with the module that now holds
-its code, after a ``DeprecationWarning`` that names the new path. Old names that became
+its code (or, where a module was split, a module that looks names up in its parts), after
+a ``DeprecationWarning`` that names the new path. Old names that became
 packages (``webharness.runner``, ``webharness.trace``, ``webharness.browser``,
 ``webharness.episode``) re-export what the old module did and need no entry here.
 """
@@ -52,6 +53,15 @@ MOVED: dict[str, str] = {
     "webharness.runner_ray": "webharness.runner.ray_backend",
     "webharness.progress": "webharness.runner.progress_bar",
 }
+# Old modules whose names were split over several new ones, looked up in this order.
+SPLIT: dict[str, tuple[str, ...]] = {
+    "webharness.alignment": (
+        "webharness.diagnosis.alignment",
+        "webharness.diagnosis.similarity",
+        "webharness.diagnosis.signatures",
+        "webharness.diagnosis.progress",
+    ),
+}
 
 
 def warn_moved(old: str, stacklevel: int) -> None:
@@ -70,7 +80,24 @@ def load_moved(old: str) -> ModuleType:
     ``warn_moved``, as the import machinery's own frames are skipped by ``warnings``.
     """
     warn_moved(old, stacklevel=4)
+    if old in SPLIT:
+        return _joined(old, SPLIT[old])
     return importlib.import_module(MOVED[old])
+
+
+def _joined(old: str, parts: tuple[str, ...]) -> ModuleType:
+    """A module named ``old`` that finds each name in the first part that has it."""
+    modules = [importlib.import_module(part) for part in parts]
+    joined = ModuleType(old, f"Names of the pre-0.2 {old}, now in {', '.join(parts)}.")
+
+    def lookup(name: str) -> object:
+        for module in modules:
+            if hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(f"module {old!r} has no attribute {name!r}")
+
+    joined.__getattr__ = lookup  # type: ignore[method-assign]  # PEP 562: a module's own
+    return joined
 
 
 class _AliasLoader(importlib.abc.Loader):

@@ -28,7 +28,6 @@ from webharness.runner import (
 )
 from webharness.testing.processes import cmdline, wait_for_exit
 
-
 # Every test runs episodes in worker processes with their own Chromium, and counts them.
 pytestmark = [pytest.mark.own_browser, pytest.mark.usefixtures("browser")]
 

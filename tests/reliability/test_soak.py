@@ -29,7 +29,7 @@ STEPS = int(os.environ.get("WEBHARNESS_SOAK_STEPS", "2000"))
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-def test_soak_of_random_and_hostile_steps_over_every_scenario_and_perturbation():
+def test_soak_of_random_and_hostile_steps_over_every_scenario_and_perturbation(browser):
     result = soak.run_soak(STEPS, seed=0, action_timeout_ms=2_000, settle_cap_ms=1_500, players=2)
     print(result)  # the figures, for docs/reliability.md
     assert result.steps >= STEPS

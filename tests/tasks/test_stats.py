@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from gymnasium.utils import seeding
 
-from tests.conftest import golden_failures, play
+from tests.conftest import play
 from webharness.spec.catalogue import get_task
 from webharness.spec.task_spec import instantiate
 
@@ -60,17 +60,6 @@ def same_column_next_row(p: dict, table: Table) -> str:
 
 def other_metric_same_row(p: dict, table: Table) -> str:
     return table[row_of(p, table)][1][3 - MONEY_COLUMN[p["metric"]]]
-
-
-def test_oracle_succeeds_on_seeds_0_to_19_and_meets_every_expect(make_env):
-    assert golden_failures(make_env(ENV, obs_mode="text"), "period-select", range(20)) == []
-
-
-def test_ending_at_once_fails(make_env):
-    env = make_env(ENV, obs_mode="text")
-    for ending in ("done()", 'send_msg_to_user("")'):
-        run = play(env, lambda obs, info, a=ending: a, seed=0)
-        assert run.terminated and not run.success, ending
 
 
 def test_reading_the_asked_cell_succeeds(make_env):

@@ -100,13 +100,13 @@ def keep_browser(headless: bool = True) -> Iterator[None]:
     Without it, closing the last env closes Chromium, and the next env launches it again
     (~0.5 s of CPU each time). The browser is still launched lazily, on the first reset.
 
-    Example:
+    Example (it launches Chromium, so the doctest run skips it; the tests cover it):
         >>> import gymnasium as gym, webharness
-        >>> with webharness.keep_browser():
+        >>> with webharness.keep_browser():  # doctest: +SKIP
         ...     for name in webharness.task_names():
         ...         env = gym.make(f"WebEval/{name}-v0", obs_mode="text")
-        ...         env.reset(seed=0)
-        ...         env.close()          # the browser stays for the next env
+        ...         _ = env.reset(seed=0)
+        ...         env.close()  # the browser stays for the next env
     """
     with _REGISTRY.lock:
         _REGISTRY.check_process()

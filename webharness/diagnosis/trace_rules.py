@@ -48,11 +48,17 @@ RuleOutcome = tuple[bool, str]
 
 @runtime_checkable
 class TraceRule(Protocol):
-    """What ``evaluate_rules`` runs: a named, phased, weighted check of a trace."""
+    """What ``evaluate_rules`` runs: a named, phased, weighted check of a trace. Read-only
+    members, so frozen rules (``CallableRule``, the declared rule models) satisfy it."""
 
-    id: str
-    phase: str
-    weight: float
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def weight(self) -> float: ...
 
     def __call__(self, trace: EpisodeTrace) -> RuleOutcome: ...
 

@@ -2,9 +2,10 @@
 into trace steps."""
 
 from webharness.trace.io import TraceError, TraceWriter, load_screenshot, load_trace
-from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
+from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
 __all__ = [
+    "EndedBy",
     "EpisodeEnd",
     "EpisodeTrace",
     "StepRecord",

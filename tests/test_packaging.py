@@ -1,0 +1,147 @@
+"""What a user installs: the wheel holds every file of the package folders, and a regular
+(not editable) install of it into a fresh virtualenv resets every scenario and the oracle
+passes each one (an editable install once hid a wheel without ``pools.yaml``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# The folders installed as the package (setuptools package-dir), and where they land.
+PACKAGE_FOLDERS = {
+    "webharness": "webharness",
+    "envs": "webharness/envs",
+    "wrappers": "webharness/wrappers",
+    "tasks": "webharness/tasks",
+}
+# Tracked files of those folders deliberately left out of the wheel, each with why.
+EXCLUDED: dict[str, str] = {}
+
+pytestmark = pytest.mark.slow
+
+# Played in the fresh virtualenv: every registered scenario resets, the oracle passes it.
+EVERY_SCENARIO = """
+import json, sys
+import gymnasium as gym
+import webharness
+from webharness.envs import registered_ids
+from webharness.golden.oracle import OracleAgent
+
+outcomes = {"package": webharness.__file__}
+for env_id in registered_ids():
+    env = gym.make(env_id, obs_mode="text")
+    obs, info = env.reset(seed=0)
+    agent = OracleAgent()
+    agent.reset(info["task"])
+    done = False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+        done = terminated or truncated
+    outcomes[env_id] = bool(info["success"])
+    env.close()
+print(json.dumps(outcomes))
+"""
+
+
+def _source_files() -> list[str]:
+    """The files a clean clone has: tracked, plus new ones git does not ignore."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    return [name for name in listed if (REPO / name).is_file()]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a copy of the source files (a build in the checkout would pick
+    up whatever an earlier build left in ``build/``)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in _source_files():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, source / name)
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+        + ["--disable-pip-version-check", "-w", str(out), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    (built,) = out.glob("webharness-*.whl")
+    return built
+
+
+def test_the_wheel_holds_every_file_of_the_package_folders(wheel: Path) -> None:
+    in_wheel = set(zipfile.ZipFile(wheel).namelist())
+    missing = []
+    for name in _source_files():
+        folder, _, rest = name.partition("/")
+        if folder in PACKAGE_FOLDERS and name not in EXCLUDED:
+            if f"{PACKAGE_FOLDERS[folder]}/{rest}" not in in_wheel:
+                missing.append(name)
+    assert missing == []
+    assert "webharness/spec/pools.yaml" in in_wheel  # the file the editable install hid
+    assert not any(n.split("/")[0] in {"envs", "wrappers", "tasks"} for n in in_wheel)
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new virtualenv with the wheel installed the regular way; its dependencies come from
+    this environment's site-packages by a path line (no network). The editable install of
+    webharness there is not seen: its finder is started by a ``.pth`` that a path line
+    does not run."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(site) / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps"]
+        + ["--no-index", "--disable-pip-version-check", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return venv
+
+
+def test_the_installed_command_lists_every_scenario(fresh_venv: Path, tmp_path: Path) -> None:
+    listed = subprocess.run(
+        [str(fresh_venv / "bin" / "webharness"), "list"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "WebEval/form-v0" in listed and "WebEval/shop-v0" in listed
+
+
+def test_every_scenario_resets_and_the_oracle_passes_it_from_the_wheel(
+    browser: None, fresh_venv: Path, tmp_path: Path
+) -> None:
+    played = subprocess.run(
+        [str(fresh_venv / "bin" / "python"), "-c", EVERY_SCENARIO],
+        cwd=tmp_path,  # not the checkout, whose webharness/ folder would be imported
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    outcomes = json.loads(played.stdout.splitlines()[-1])
+    assert outcomes.pop("package").startswith(str(fresh_venv))
+    assert len(outcomes) >= 12 and all(outcomes.values()), outcomes
