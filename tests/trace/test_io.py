@@ -137,7 +137,7 @@ for i in range(100_000):
 
 def test_killed_writer_leaves_a_loadable_trace(tmp_path: Path) -> None:
     """A writer process SIGKILLed mid-episode: every line on disk is whole (or dropped)."""
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")]),

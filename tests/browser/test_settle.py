@@ -13,7 +13,7 @@ from webharness.browser.page_session import AGENT
 from webharness.envs import WebEvalEnv
 from webharness.spec.task_spec import TaskSpec
 
-SITE = Path(__file__).parent / "fixtures" / "settle_site"
+SITE = Path(__file__).parents[1] / "fixtures" / "settle_site"
 QUIET_MS = 1_000  # long, so a case that waited out the window is told apart from one that did not
 
 

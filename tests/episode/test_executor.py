@@ -12,7 +12,7 @@ from webharness.browser.page_session import AGENT
 from webharness.envs import WebEvalEnv
 from webharness.spec.task_spec import TaskSpec
 
-SITE = Path(__file__).parent / "fixtures" / "controls_site"
+SITE = Path(__file__).parents[1] / "fixtures" / "controls_site"
 
 
 @pytest.fixture(scope="module")
