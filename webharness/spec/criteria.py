@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from webharness.semantic import SemanticState
+from webharness.spec.checks import SPEC_CONFIG, check_regex
 
 
 @dataclass
@@ -31,7 +32,7 @@ def _norm(text: Any) -> str:
 
 
 class _Criterion(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = SPEC_CONFIG
 
 
 class UrlIs(_Criterion):
@@ -41,7 +42,8 @@ class UrlIs(_Criterion):
     equals: str | None = None
     contains: str | None = None
     path: str | None = None  # compared with the URL's path, query left out
-    matches: str | None = None  # regular expression, searched in the whole URL
+    # a regular expression, searched in the whole URL
+    matches: Annotated[str, AfterValidator(check_regex)] | None = None
 
     def holds(self, ctx: CriteriaContext) -> bool:
         url = ctx.state.url

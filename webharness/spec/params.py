@@ -8,8 +8,17 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from webharness.errors import did_you_mean
+from webharness.spec.checks import SPEC_CONFIG
 from webharness.spec.templating import fill
 
 
@@ -20,8 +29,23 @@ def pools() -> dict[str, list[str]]:
     return yaml.safe_load(text)
 
 
+def check_pool(name: str) -> str:
+    """``name`` if it is a built-in pool; ValueError naming the pools otherwise."""
+    if name not in pools():
+        raise ValueError(
+            f"no pool named {name!r}.{did_you_mean(name, pools())} Pools: {', '.join(pools())}"
+        )
+    return name
+
+
+# A page sees parameters as JavaScript numbers, exact up to 2**53 - 1.
+JS_SAFE_INT = 2**53 - 1
+
+PoolName = Annotated[str, AfterValidator(check_pool)]
+
+
 class _Param(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = SPEC_CONFIG
 
 
 class ChoiceParam(_Param):
@@ -38,8 +62,8 @@ class PoolParam(_Param):
     """One value from a built-in pool, optionally excluding values drawn earlier."""
 
     kind: Literal["pool"] = "pool"
-    pool: str
-    distinct_from: list[str] = Field(default_factory=list)
+    pool: PoolName
+    distinct_from: list[str] = Field(default_factory=list)  # parameters declared earlier
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
         taken = {params[name] for name in self.distinct_from}
@@ -52,8 +76,14 @@ class SampleParam(_Param):
 
     kind: Literal["sample"] = "sample"
     values: list[Any] | None = None
-    pool: str | None = None
+    pool: PoolName | None = None
     k: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SampleParam:
+        if (self.values is None) == (self.pool is None):
+            raise ValueError("give either values (a list) or pool (a pool's name), not both")
+        return self
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
         source = self.values if self.values is not None else pools()[self.pool or ""]
@@ -65,9 +95,17 @@ class IntParam(_Param):
     """An integer in [min, max], optionally a multiple of ``step``."""
 
     kind: Literal["int"] = "int"
-    min: int
-    max: int
+    min: int = Field(ge=-JS_SAFE_INT, le=JS_SAFE_INT)
+    max: int = Field(ge=-JS_SAFE_INT, le=JS_SAFE_INT)
     step: int = Field(default=1, ge=1)
+
+    @field_validator("max")
+    @classmethod
+    def _not_below_min(cls, value: int, info: ValidationInfo) -> int:
+        low = info.data.get("min")
+        if low is not None and value < low:
+            raise ValueError(f"max {value} is below min {low}: no integer lies in between")
+        return value
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> Any:
         count = (self.max - self.min) // self.step + 1

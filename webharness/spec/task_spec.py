@@ -6,19 +6,31 @@ Any problem in the file is a ``TaskSpecError`` that names the file, the field an
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from typing_extensions import Self
 
 from webharness.actions import REF_ACTIONS, ActionKind
 from webharness.errors import TaskSpecError
 from webharness.spec.backend_spec import BackendSpec
+from webharness.spec.checks import SPEC_CONFIG, check_http_url, check_origin, spec_error
 from webharness.spec.criteria import Criterion, DbRecords, walk
-from webharness.spec.params import ParamSpec, draw_params
+from webharness.spec.params import ParamSpec, PoolParam, draw_params
 from webharness.spec.templating import fill, placeholders
+from webharness.spec.yaml_loader import read_yaml
 from webharness.trace.models import TaskInstance
 
 SITE_ORIGIN = "http://webeval.test"
@@ -27,7 +39,7 @@ SITE_ORIGIN = "http://webeval.test"
 class Target(BaseModel):
     """A semantic target: an element by accessibility role and name."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SPEC_CONFIG
 
     role: str
     name: str
@@ -38,9 +50,9 @@ class Target(BaseModel):
 class GoldenStep(BaseModel):
     """One step of a golden path, written against semantic targets."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SPEC_CONFIG
 
-    action: ActionKind
+    action: ActionKind = Field(strict=False)  # from its name, as YAML and JSON write it
     target: Target | None = None
     value: str | bool | int | float | None = (
         None  # text, option, key, url, message, ms, "dx,dy", checked
@@ -57,7 +69,7 @@ class GoldenStep(BaseModel):
 
 
 class GoldenPath(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = SPEC_CONFIG
 
     id: str
     steps: list[GoldenStep] = Field(min_length=1)
@@ -66,7 +78,7 @@ class GoldenPath(BaseModel):
 class ReadySpec(BaseModel):
     """What must be true before the first observation and after each action."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SPEC_CONFIG
 
     selector: str | None = None  # a CSS selector that must be visible
     js: str | None = None  # a JS expression that must be truthy
@@ -74,7 +86,7 @@ class ReadySpec(BaseModel):
 
 
 class UserReply(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = SPEC_CONFIG
 
     keywords: list[str] = Field(
         default_factory=list
@@ -85,24 +97,39 @@ class UserReply(BaseModel):
 class SimulatedUser(BaseModel):
     """Replies to ``ask_user`` questions (ask-user scenarios)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SPEC_CONFIG
 
     replies: list[UserReply] = Field(min_length=1)
     fallback: str = "Sorry, I can't help with that."
 
 
+def _http_origin(origin: str) -> str:
+    return origin if placeholders(origin) else check_origin(origin)
+
+
 class TaskSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A validated ``task.yaml``.
+
+    Built from a file (``load_task``) or from data (``TaskSpec.model_validate``), any
+    problem is a ``TaskSpecError`` naming the file (``<TaskSpec>`` for data), the field
+    path and the value. A relative ``site`` is a folder next to the file; without a file,
+    a folder of the built-in task with this id.
+    """
+
+    model_config = SPEC_CONFIG
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     category: str
     title: str = ""
     instruction: str
     params: dict[str, ParamSpec] = Field(default_factory=dict)
-    site: str | None = "site"  # folder next to task.yaml, served at SITE_ORIGIN
-    start_page: str = "/index.html"
+    # the folder served at SITE_ORIGIN: relative to the folder of the task.yaml
+    site: str | None = Field(default="site", validate_default=True)
+    start_page: str = Field(default="/index.html", pattern=r"^/")
     start_url: str | None = None  # an external site instead of a local one
-    allowed_origins: list[str] = Field(default_factory=list)
+    allowed_origins: list[Annotated[str, AfterValidator(_http_origin)]] = Field(
+        default_factory=list
+    )
     max_steps: int = Field(default=25, ge=1, le=1000)
     ready: ReadySpec | None = None
     backend: BackendSpec | None = None
@@ -114,6 +141,38 @@ class TaskSpec(BaseModel):
     golden_paths: list[GoldenPath] = Field(default_factory=list)
     trace_rules: list[dict[str, Any]] = Field(default_factory=list)
 
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """Validate data as a spec; a problem is a ``TaskSpecError`` (not pydantic's
+        ``ValidationError``). ``context={"file": path}`` names the file it came from."""
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise spec_error(_source(kwargs.get("context")), obj, exc) from None
+        except RecursionError:
+            source = _source(kwargs.get("context"))
+            raise TaskSpecError(source, "<file>", None, "nested too deeply to validate") from None
+
+    @field_validator("site")
+    @classmethod
+    def _site_next_to_file(cls, site: str | None, info: ValidationInfo) -> str | None:
+        file = (info.context or {}).get("file")
+        if site and file and not Path(site).is_absolute():
+            return str((Path(file).parent / site).resolve())
+        return site
+
+    @field_validator("start_url")
+    @classmethod
+    def _http_url(cls, url: str | None) -> str | None:
+        return url if url is None or placeholders(url) else check_http_url(url)
+
+    @model_validator(mode="after")
+    def _consistent(self, info: ValidationInfo) -> TaskSpec:
+        context = info.context or {}
+        if not context.get("filled"):  # an instance of a spec that was checked as written
+            _check_consistency(_source(context), self)
+        return self
+
     @property
     def env_id(self) -> str:
         return f"WebEval/{self.id}-v0"
@@ -121,6 +180,13 @@ class TaskSpec(BaseModel):
     @property
     def origin(self) -> str:
         return _origin(self.start_url) if self.start_url else SITE_ORIGIN
+
+
+DATA_SOURCE = "<TaskSpec>"  # the "file" a spec built from data is named by
+
+
+def _source(context: Any) -> str:
+    return str((context or {}).get("file") or DATA_SOURCE)
 
 
 class InstantiatedTask(BaseModel):
@@ -139,83 +205,14 @@ def load_task(path: str | Path) -> TaskSpec:
         TaskSpecError: naming the file, the field path and the value.
     """
     path = Path(path)
-    raw = _read_yaml(path)
+    raw = read_yaml(path)
     if not isinstance(raw, dict):
         raise TaskSpecError(str(path), "<file>", raw, "a task spec is a mapping of fields")
-    try:
-        spec = TaskSpec.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "<root>"
-        raise TaskSpecError(str(path), where, first.get("input"), first["msg"]) from None
-    except RecursionError:
-        raise TaskSpecError(str(path), "<file>", None, "nested too deeply to validate") from None
-    _check_consistency(str(path), spec, raw)
-    from webharness.diagnosis.trace_rules import (
-        load_rules,
-    )  # trace_rules imports task specs' errors
-
-    load_rules(spec.trace_rules, source=str(path))
-    return spec
+    return TaskSpec.model_validate(raw, context={"file": str(path)})
 
 
-# Real task files hold a few thousand values; aliases (*name) nested in aliases can expand
-# a small file to billions ("billion laughs"), which validation would then walk.
-MAX_SPEC_VALUES = 200_000
-
-
-def _expanded_size(value: Any, sizes: dict[int, int]) -> int:
-    """How many values ``value`` holds once aliases are expanded (each shared object
-    counted once per use, computed once); -1 when a value contains itself."""
-    if not isinstance(value, (dict, list)):
-        return 1
-    if id(value) in sizes:
-        return sizes[id(value)]
-    sizes[id(value)] = -1  # in progress: meeting it again below is a cycle
-    total = 1
-    for child in value.values() if isinstance(value, dict) else value:
-        size = _expanded_size(child, sizes)
-        if size < 0:
-            return -1
-        total += size
-    sizes[id(value)] = total
-    return total
-
-
-def _read_yaml(path: Path) -> Any:
-    """The file's YAML data; every way a file can be unreadable is a ``TaskSpecError``."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise TaskSpecError(str(path), "<file>", None, f"not valid YAML: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise TaskSpecError(
-            str(path), "<file>", None, f"not UTF-8 text (byte {exc.start}); save the file as UTF-8"
-        ) from None
-    except OSError as exc:
-        raise TaskSpecError(str(path), "<file>", None, f"cannot read: {exc.strerror}") from None
-    except RecursionError:
-        raise TaskSpecError(str(path), "<file>", None, "nested too deeply to read") from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise TaskSpecError(str(path), "<file>", None, f"a value cannot be read: {exc}") from None
-    size = _expanded_size(raw, {})
-    if size < 0:
-        raise TaskSpecError(
-            str(path), "<file>", None, "a value contains itself (a recursive alias)"
-        )
-    if size > MAX_SPEC_VALUES:
-        raise TaskSpecError(
-            str(path),
-            "<file>",
-            None,
-            f"expands to more than {MAX_SPEC_VALUES:,} values (aliases within aliases); "
-            "write it out plainly",
-        )
-    return raw
-
-
-def _check_consistency(file: str, spec: TaskSpec, raw: dict[str, Any]) -> None:
-    """Cross-field rules pydantic cannot see: names that must refer to something."""
+def _check_consistency(file: str, spec: TaskSpec) -> None:
+    """Cross-field rules: names that must refer to something, a site that exists."""
     if spec.site is None and spec.start_url is None:
         raise TaskSpecError(file, "start_url", None, "a task without a site needs a start_url")
     collections = spec.backend.collections if spec.backend else {}
@@ -228,6 +225,22 @@ def _check_consistency(file: str, spec: TaskSpec, raw: dict[str, Any]) -> None:
                 "criteria name a collection the backend does not declare "
                 f"(has: {sorted(collections)})",
             )
+    _check_params(file, spec)
+    data = spec.model_dump(mode="json", exclude={"params", "site"})
+    for field, text in _templated_strings(data):
+        missing = placeholders(text) - set(spec.params)
+        if missing:
+            raise TaskSpecError(
+                file, field, text, f"refers to unknown parameter(s) {sorted(missing)}"
+            )
+    from webharness.diagnosis.trace_rules import load_rules  # it imports TaskSpecError
+
+    load_rules(spec.trace_rules, source=file)
+    _check_site(file, spec)
+
+
+def _check_params(file: str, spec: TaskSpec) -> None:
+    """Withheld names are parameters; a parameter uses only the ones declared before it."""
     known = set(spec.params)
     for name in spec.withheld:
         if name not in known:
@@ -243,13 +256,32 @@ def _check_consistency(file: str, spec: TaskSpec, raw: dict[str, Any]) -> None:
                 template,
                 f"uses {sorted(later)}, which must be declared before {name!r}",
             )
+        others = param.distinct_from if isinstance(param, PoolParam) else []
+        for other in others:
+            if other not in declared:
+                raise TaskSpecError(
+                    file,
+                    f"params.{name}.distinct_from",
+                    other,
+                    f"names no parameter declared before {name!r} (declared: {declared})",
+                )
         declared.append(name)
-    for field, text in _templated_strings(raw):
-        missing = placeholders(text) - known
-        if missing:
-            raise TaskSpecError(
-                file, field, text, f"refers to unknown parameter(s) {sorted(missing)}"
-            )
+
+
+def _check_site(file: str, spec: TaskSpec) -> None:
+    """The folder a local site is served from exists (else every page is "Not found")."""
+    if spec.start_url is not None or not spec.site:
+        return
+    folder = Path(spec.site)
+    if not folder.is_absolute():  # data without a file: a built-in task's folder
+        folder = Path(str(resources.files("webharness.tasks"))) / spec.id / spec.site
+    if not folder.is_dir():
+        raise TaskSpecError(
+            file,
+            "site",
+            spec.site,
+            f"no such folder ({folder}); a relative site is a folder next to the task.yaml",
+        )
 
 
 def _templated_strings(value: Any, where: str = "") -> list[tuple[str, str]]:
@@ -272,7 +304,8 @@ def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> I
     params = draw_params(spec.params, rng)
     data = spec.model_dump(exclude={"params"}, mode="json")
     filled = TaskSpec.model_validate(
-        {**fill(data, params), "params": spec.model_dump(mode="json")["params"]}
+        {**fill(data, params), "params": spec.model_dump(mode="json")["params"]},
+        context={"filled": True},
     )
     instance = TaskInstance(
         task_id=spec.id,
