@@ -7,6 +7,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -303,3 +304,60 @@ def test_messages_with_markup_are_kept_as_text_and_never_reach_the_page(env, act
         assert env.unwrapped.episode.final_answer == PAYLOAD
     if action == "ask_user":
         assert obs["user_messages"] and PAYLOAD not in obs["user_messages"][-1]
+
+
+# --- paths and history an agent asks for ----------------------------------------------------
+@pytest.fixture(scope="module")
+def form_env(browser):
+    env = gym.make("WebEval/form-v0", obs_mode="text")
+    yield env
+    env.close()
+
+
+def _assert_not_a_harness_fault(info) -> None:
+    assert "episode_end" not in info, info.get("episode_end")
+    assert info["action_result"].error is not ActionErrorKind.BROWSER_ERROR
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/" + "a" * 300,  # a file name too long for the file system (ENAMETOOLONG)
+        "/" + "a/" * 2100,  # a path too long for it
+        "/a%00b.html",  # a NUL byte once unquoted
+        "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",  # out of the site folder
+        "/..%2ftask.yaml",
+        "/no-such-page.html",
+    ],
+    ids=["long-name", "long-path", "nul", "dot-dot", "encoded-slash", "missing"],
+)
+def test_a_path_the_site_cannot_serve_is_a_404_not_a_harness_fault(form_env, path):
+    form_env.reset(seed=0)
+    _, _, terminated, truncated, info = form_env.step(f"goto({path!r})")
+    _assert_not_a_harness_fault(info)
+    assert info["action_result"].ok and not (terminated or truncated)
+    state = info["semantic_state"]
+    assert state.text.strip() == "Not found", state.text[:200]
+    assert "root:" not in state.text
+    _, _, _, _, info = form_env.step("go_back()")  # the episode goes on
+    assert info["action_result"].ok and info["semantic_state"].find("button", "New contact")
+
+
+def test_go_back_off_the_first_page_is_refused_and_recorded(form_env):
+    _, info = form_env.reset(seed=0)
+    start = info["semantic_state"].url
+    _, _, terminated, truncated, info = form_env.step("go_back()")
+    _assert_not_a_harness_fault(info)
+    assert info["action_result"].error is ActionErrorKind.NAVIGATION_BLOCKED
+    assert "about:blank" in info["action_result"].message
+    assert info["semantic_state"].url == start and not (terminated or truncated)
+    assert info["semantic_state"].blocked_requests[-1] == "about:blank"
+
+
+def test_go_back_within_the_task_still_works(form_env):
+    _, info = form_env.reset(seed=0)
+    start = info["semantic_state"].url
+    info = form_env.step("goto('/index.html?second')")[4]
+    assert info["semantic_state"].url.endswith("?second")
+    info = form_env.step("go_back()")[4]
+    assert info["action_result"].ok and info["semantic_state"].url == start

@@ -76,3 +76,24 @@ def test_a_template_parameter_must_come_after_the_ones_it_uses(tmp_path):
     data["params"] = dict([params[2], *params[:2], *params[3:]])  # "name" before "first"/"last"
     with pytest.raises(TaskSpecError, match="must be declared before 'name'"):
         load_task(write(tmp_path, data))
+
+
+def test_a_task_loaded_from_elsewhere_serves_the_site_next_to_its_file(tmp_path, browser):
+    from webharness.envs import WebEvalEnv
+
+    folder = tmp_path / "elsewhere"
+    (folder / "site").mkdir(parents=True)
+    (folder / "site" / "index.html").write_text("<title>Mine</title><h1>Next to the file</h1>")
+    spec = {
+        "id": "form",  # the id of a built-in task: its folder must not be the one served
+        "category": "test",
+        "instruction": "Look at the page.",
+        "success": {"kind": "heading", "text": "Next to the file"},
+    }
+    path = write(folder, spec)
+    env = WebEvalEnv(load_task(path), obs_mode="text")
+    try:
+        _, info = env.reset(seed=0)
+    finally:
+        env.close()
+    assert info["semantic_state"].title == "Mine" and info["success"]

@@ -272,7 +272,34 @@ async def _goto(session: PageSession, action: A.Goto, ctx: ExecContext) -> None:
 
 
 async def _go_back(session: PageSession, action: A.GoBack, ctx: ExecContext) -> None:
+    """Back one entry in the tab's history, unless that entry is outside the task: the page
+    before the task's first page is ``about:blank``, and a page may have been reached from
+    an origin the task does not allow. Read from the browser's own history, which the page
+    cannot rewrite."""
+    previous = await _previous_history_url(session)
+    if previous is not None:
+        parts = urlsplit(previous)
+        web = parts.scheme in ("http", "https")
+        if not web or f"{parts.scheme}://{parts.netloc}" not in ctx.allowed_origins:
+            session.router.record(previous)
+            where = "another origin" if web else "the page before the task's first page"
+            raise ActionFailed(
+                K.NAVIGATION_BLOCKED,
+                f"go_back() would leave this task for {previous[:200]!r} ({where}); "
+                f"allowed origins: {', '.join(ctx.allowed_origins)}",
+            )
     await session.page.go_back(wait_until="domcontentloaded", timeout=ctx.timeout_ms)
+
+
+async def _previous_history_url(session: PageSession) -> str | None:
+    """The URL of the history entry before the current one; None at the first entry."""
+    cdp = await session.context.new_cdp_session(session.page)
+    try:
+        history = await cdp.send("Page.getNavigationHistory")
+    finally:
+        await cdp.detach()
+    index = int(history["currentIndex"])
+    return str(history["entries"][index - 1]["url"]) if index > 0 else None
 
 
 async def _wait(session: PageSession, action: A.Wait, ctx: ExecContext) -> None:

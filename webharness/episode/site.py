@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Request, Route, WebSocketRoute
@@ -28,6 +28,7 @@ RUNTIME_PATH = "/__webharness/runtime.js"
 SHARED_PREFIX = "/_shared/"
 # A hostile page can refuse to stop trying: the record is capped, the blocking is not.
 MAX_BLOCKED_RECORDS = 200
+NOT_FOUND = "<h1>Not found</h1>"
 
 # A request hook may delay a request (latency perturbation); a body transform may rewrite
 # an HTML document before the page sees it (theme, label drift, id randomisation).
@@ -103,27 +104,35 @@ class SiteRouter:
     async def _serve_site(self, route: Route, request: Request, episode: SiteEpisode) -> None:
         path = urlsplit(request.url).path or "/"
         if path.startswith("/api/") and episode.backend is not None:
-            query = dict(parse_qsl(urlsplit(request.url).query))
-            answer = episode.backend.handle(request.method, path, query, request.post_data_buffer)
-            body = "" if answer.body is None else json.dumps(answer.body)
-            await route.fulfill(status=answer.status, body=body, content_type="application/json")
+            status, body = _api_answer(episode.backend, request, path)
+            await route.fulfill(status=status, body=body, content_type="application/json")
             return
         if path == RUNTIME_PATH:
             await route.fulfill(
                 body=runtime_script(episode.runtime), content_type="text/javascript"
             )
             return
-        file = _local_file(episode, path)
-        if file is None:
-            await route.fulfill(status=404, body="<h1>Not found</h1>", content_type="text/html")
-            return
-        content_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-        if content_type == "text/html":
-            html = inline_assets(file.read_text(encoding="utf-8"), episode)
-            html = _transformed(html, episode)
-            await route.fulfill(body=html, content_type="text/html; charset=utf-8")
+        answer = _file_answer(episode, unquote(path))
+        if answer is None:
+            await route.fulfill(status=404, body=NOT_FOUND, content_type="text/html")
         else:
-            await route.fulfill(body=file.read_bytes(), content_type=content_type)
+            await route.fulfill(body=answer[0], content_type=answer[1])
+
+
+def _file_answer(episode: SiteEpisode, path: str) -> tuple[str | bytes, str] | None:
+    """The body and content type of a site file (HTML with its assets inlined and the
+    episode's transforms applied); None when there is no such file or it cannot be read."""
+    file = _local_file(episode, path)
+    if file is None:
+        return None
+    content_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+    try:
+        if content_type != "text/html":
+            return file.read_bytes(), content_type
+        html = inline_assets(file.read_text(encoding="utf-8"), episode)
+    except (OSError, UnicodeDecodeError):  # unreadable, or HTML that is not UTF-8
+        return None
+    return _transformed(html, episode), "text/html; charset=utf-8"
 
 
 # Our own sites' markup: <script src="/x.js"></script> and <link rel="stylesheet" href="/x.css">.
@@ -157,7 +166,10 @@ def _asset_text(episode: SiteEpisode, src: str) -> str | None:
     if not src.startswith("/"):
         src = "/" + src  # our pages live at the site root
     file = _local_file(episode, src)
-    return file.read_text(encoding="utf-8") if file is not None else None
+    try:
+        return file.read_text(encoding="utf-8") if file is not None else None
+    except (OSError, UnicodeDecodeError):  # left as a tag: its request gets the 404
+        return None
 
 
 def _local_file(episode: SiteEpisode, path: str) -> Path | None:
@@ -208,15 +220,31 @@ def runtime_script(runtime: dict[str, Any]) -> str:
 
 
 def _site_file(site_dir: Path, path: str) -> Path | None:
-    """The file a URL path names inside the site folder; None outside it or missing."""
+    """The file a URL path names inside the site folder; None outside it, missing, or a
+    name the file system refuses (too long, a NUL byte): an agent's ``goto`` can ask for
+    any path, and the answer is a 404, never an error of the harness."""
     relative = path.lstrip("/") or "index.html"
     if relative.endswith("/"):
         relative += "index.html"
-    root = site_dir.resolve()
-    candidate = (root / relative).resolve()
-    if not candidate.is_relative_to(root) or not candidate.is_file():
+    try:
+        root = site_dir.resolve()
+        candidate = (root / relative).resolve()
+        if not candidate.is_relative_to(root) or not candidate.is_file():
+            return None
+    except (OSError, ValueError):
         return None
     return candidate
+
+
+def _api_answer(backend: Backend, request: Request, path: str) -> tuple[int, str]:
+    """The backend's status and JSON body; a request it fails on is its 500, not ours."""
+    query = dict(parse_qsl(urlsplit(request.url).query))
+    try:
+        answer = backend.handle(request.method, path, query, request.post_data_buffer)
+    except Exception:
+        _log.exception("the backend failed on %s %s; answering 500", request.method, path)
+        return 500, json.dumps({"error": f"the server failed on {request.method} {path}"})
+    return answer.status, "" if answer.body is None else json.dumps(answer.body)
 
 
 _HTTP_SCHEME = {"ws": "http", "wss": "https"}
