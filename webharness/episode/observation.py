@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import collections.abc
 import functools
+import multiprocessing
 import re
 from enum import Enum
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import shared_memory
 
 MAX_AXTREE_CHARS = 200_000
 MAX_SHORT_TEXT = 4_096
@@ -126,6 +130,29 @@ class FrameSpace(spaces.Box):
         return type(self), self.shape[:2], {"_np_random": self._np_random}
 
 
+class MessageList(spaces.Sequence):
+    """The simulated user's replies: up to ``max_items`` texts, oldest first.
+
+    A ``Sequence`` has no fixed shape, which Gymnasium's shared memory for
+    ``make_vec(..., vectorization_mode="async")`` needs; the bound on its length gives it
+    one (see the shared-memory functions below), so the defaults work.
+    """
+
+    def __init__(self, feature_space: PrintableText, max_items: int, seed: int | None = None):
+        super().__init__(feature_space, seed=seed, stack=False)
+        self.feature_space: PrintableText = feature_space
+        self.max_items = int(max_items)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, tuple) and len(x) <= self.max_items and super().contains(x)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> tuple[Any, ...]:
+        return super().sample(mask, probability)[: self.max_items]
+
+    def __repr__(self) -> str:
+        return f"MessageList({self.feature_space}, max_items={self.max_items})"
+
+
 def text_space(max_length: int) -> PrintableText:
     return PrintableText(max_length)
 
@@ -149,7 +176,7 @@ def observation_space(mode: ObsMode, viewport: tuple[int, int]) -> spaces.Dict:
     fields["goal"] = text_space(MAX_SHORT_TEXT)  # the task instruction for this instance
     fields["last_action_error"] = text_space(MAX_SHORT_TEXT)  # "" when the last action was fine
     # Replies of the simulated user to ask_user(), oldest first.
-    fields["user_messages"] = spaces.Sequence(text_space(MAX_SHORT_TEXT), stack=False)
+    fields["user_messages"] = MessageList(text_space(MAX_SHORT_TEXT), MAX_USER_MESSAGES)
     return spaces.Dict(fields)
 
 
@@ -175,3 +202,107 @@ def build_observation(
         clean_text(m, MAX_SHORT_TEXT) for m in user_messages[-MAX_USER_MESSAGES:]
     )
     return obs
+
+
+# --- shared memory for make_vec's async mode -------------------------------------------
+# A text is kept as its code points (int32, the text space's max_length of them, ended by a
+# 0, which is not in the charset). Gymnasium reads an async vector env's buffer once and
+# hands out what it read after every step, so reading gives live views that decode on
+# access; the copy Gymnasium makes of them (deepcopy, its default) is plain tuples.
+class _SharedTexts(collections.abc.Sequence[str]):
+    """The texts of ``n`` envs in shared memory, decoded when read."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(_decode(row) for row in self._rows[index])
+        return _decode(self._rows[index])
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+class _SharedMessages(collections.abc.Sequence[tuple[str, ...]]):
+    """Each env's message list in shared memory: a count and ``max_items`` text slots."""
+
+    def __init__(self, counts: np.ndarray, texts: _SharedTexts, max_items: int) -> None:
+        self._counts, self._texts, self._max_items = counts, texts, max_items
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(len(self))[index])
+        start = index * self._max_items
+        return self._texts[start : start + int(self._counts[index])]
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[tuple[str, ...], ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+def _rows(space: PrintableText, memory: Any) -> np.ndarray:
+    return np.frombuffer(memory.get_obj(), dtype=np.int32).reshape(-1, space.max_length)
+
+
+def _decode(row: np.ndarray) -> str:
+    ends = np.flatnonzero(row == 0)
+    return row[: ends[0] if ends.size else len(row)].astype("<i4").tobytes().decode("utf-32-le")
+
+
+@shared_memory.create_shared_memory.register(PrintableText)
+def _create_text_memory(space: PrintableText, n: int = 1, ctx: ModuleType = multiprocessing) -> Any:
+    return ctx.Array(np.dtype(np.int32).char, n * space.max_length)
+
+
+@shared_memory.read_from_shared_memory.register(PrintableText)
+def _read_texts(space: PrintableText, memory: Any, n: int = 1) -> _SharedTexts:
+    return _SharedTexts(_rows(space, memory)[:n])
+
+
+@shared_memory.write_to_shared_memory.register(PrintableText)
+def _write_text(space: PrintableText, index: int, value: str, memory: Any) -> None:
+    row = _rows(space, memory)[index]
+    codes = np.frombuffer(value.encode("utf-32-le"), dtype="<i4")
+    row[: len(codes)] = codes
+    row[len(codes) :] = 0
+
+
+@shared_memory.create_shared_memory.register(MessageList)
+def _create_messages_memory(
+    space: MessageList, n: int = 1, ctx: ModuleType = multiprocessing
+) -> Any:
+    slots = shared_memory.create_shared_memory(space.feature_space, n * space.max_items, ctx)
+    return ctx.Array(np.dtype(np.int32).char, n), slots
+
+
+@shared_memory.read_from_shared_memory.register(MessageList)
+def _read_messages(space: MessageList, memory: Any, n: int = 1) -> _SharedMessages:
+    counts, slots = memory
+    texts = _read_texts(space.feature_space, slots, n * space.max_items)
+    return _SharedMessages(np.frombuffer(counts.get_obj(), dtype=np.int32), texts, space.max_items)
+
+
+@shared_memory.write_to_shared_memory.register(MessageList)
+def _write_messages(space: MessageList, index: int, values: tuple[str, ...], memory: Any) -> None:
+    counts, slots = memory
+    np.frombuffer(counts.get_obj(), dtype=np.int32)[index] = len(values)
+    for k, text in enumerate(values):
+        _write_text(space.feature_space, index * space.max_items + k, text, slots)
