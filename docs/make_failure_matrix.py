@@ -1,10 +1,11 @@
 """Run the faulty-agent suite and write its confusion matrix into docs/failure-codes.md.
 
-Every case of ``tests/test_failure_suite.py`` is played in a real Chromium (text
-observations), scored as the runner scores (golden traces of the same seed, alignment,
-annotation), and tabulated: expected code × annotated code, then each case with its
-step, stage and flag agreement. The section between the ``failure-matrix`` markers of
-docs/failure-codes.md is replaced.
+Every case of the faulty-agent suite (``webharness.testing.all_cases``) is played in a
+real Chromium (text observations), scored as the runner scores (golden traces of the
+same seed, alignment, annotation), and tabulated (``webharness.testing.matrix``):
+expected code × annotated code, per-code precision, recall and exact-step rate, the
+headline figures, then each case with its step, stage, flag and divergence agreement.
+The section between the ``failure-matrix`` markers of docs/failure-codes.md is replaced.
 
     python docs/make_failure_matrix.py              # every case, writes the docs
     python docs/make_failure_matrix.py form async   # only these scenarios, prints only
@@ -16,7 +17,6 @@ the case).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -28,18 +28,31 @@ START, END = "<!-- failure-matrix:start -->", "<!-- failure-matrix:end -->"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "scenarios", nargs="*", help="only these scenarios (the docs are then left alone)"
+        "scenarios", nargs="*", help="only these scenarios (a partial run leaves the docs alone)"
+    )
+    parser.add_argument(
+        "--fault", action="append", default=[], help="only cases of this fault (repeatable)"
     )
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
-    from tests.diagnosis.test_failure_suite import CASES, SEED, Bench, matrix_markdown
+    from webharness.testing import SEED, Bench, FaultSetupError, all_cases, matrix_markdown
 
-    cases = [c for c in CASES.values() if not args.scenarios or c.scenario in args.scenarios]
+    cases = [
+        c
+        for c in all_cases()
+        if (not args.scenarios or c.scenario in args.scenarios)
+        and (not args.fault or c.fault.name in args.fault)
+    ]
+    partial = bool(args.scenarios or args.fault)
     bench = Bench()
-    results, started = [], time.perf_counter()
+    results, setup_errors, started = [], [], time.perf_counter()
     try:
         for case in cases:
-            result = bench.run(case)
+            try:
+                result = bench.run(case)
+            except FaultSetupError as exc:  # the case is wrong: say so, and fail the run
+                print(f"SETUP {case.id}: {exc}", flush=True)
+                setup_errors.append(case.id)
+                continue
             results.append(result)
             mark = "ok " if result.ok else "BAD"
             print(
@@ -50,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         bench.close()
     minutes = (time.perf_counter() - started) / 60
     table = matrix_markdown(results)
-    if args.scenarios:
+    if partial:
         print(table)
     else:
         header = (
@@ -59,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
             f"({minutes:.0f} min on a shared 2-core machine)."
         )
         write_section(f"{header}\n\n{table}")
-    bad = [r.case.id for r in results if not r.ok]
+    bad = [r.case.id for r in results if not r.ok] + setup_errors
     print(
-        f"{len(results) - len(bad)}/{len(results)} cases agree ({minutes:.1f} min)"
+        f"{len(cases) - len(bad)}/{len(cases)} cases agree ({minutes:.1f} min)"
         + (f"; mismatches: {bad}" if bad else "")
     )
     return 1 if bad else 0

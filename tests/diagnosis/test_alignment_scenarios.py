@@ -14,7 +14,6 @@ from contextlib import closing
 
 import pytest
 
-from tests.diagnosis.test_failure_suite import SEED, Bench
 from webharness.diagnosis.alignment import align
 from webharness.diagnosis.scoring import score_trace
 from webharness.diagnosis.similarity import state_similarity
@@ -22,6 +21,7 @@ from webharness.golden.oracle import OracleAgent
 from webharness.golden.play import play_episode
 from webharness.spec.catalogue import get_task, task_names
 from webharness.spec.task_spec import TaskSpec
+from webharness.testing import SEED, Bench
 from webharness.trace.models import TaskInstance
 
 

@@ -1,1 +1,91 @@
-"""Tools for testing agents, the annotator and webharness itself."""
+"""Tools for testing agents, the annotator and webharness itself.
+
+The fault-injecting agent and its fault library check the failure annotator on any
+task: play a golden path with one fault injected, score the run as the runner does, and
+compare the diagnosis with what the fault must produce. The names load on first use, so
+``webharness.testing.processes`` stays light to import.
+
+>>> from webharness.testing import FAULTS, Bench, Case          # doctest: +SKIP
+>>> Bench().run(Case("form", FAULTS["garbage_text"], 5)).ok     # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from webharness.testing.fault_agent import (
+        Fault,
+        FaultContext,
+        FaultSetupError,
+        FaultyAgent,
+        Planned,
+    )
+    from webharness.testing.faults import FAULTS, bad_value, bad_value_fault
+    from webharness.testing.matrix import matrix_markdown, summary_figures
+    from webharness.testing.suite import (
+        SEED,
+        Bench,
+        Case,
+        CaseAgent,
+        CaseResult,
+        Verdict,
+        all_cases,
+        expected_verdict,
+        multi_path_scenarios,
+    )
+
+_HOMES = {
+    "fault_agent": ("Fault", "FaultContext", "FaultSetupError", "FaultyAgent", "Planned"),
+    "faults": ("FAULTS", "bad_value", "bad_value_fault"),
+    "matrix": ("matrix_markdown", "summary_figures"),
+    "suite": (
+        "SEED",
+        "Bench",
+        "Case",
+        "CaseAgent",
+        "CaseResult",
+        "Verdict",
+        "all_cases",
+        "expected_verdict",
+        "multi_path_scenarios",
+    ),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = [
+    "FAULTS",
+    "SEED",
+    "Bench",
+    "Case",
+    "CaseAgent",
+    "CaseResult",
+    "Fault",
+    "FaultContext",
+    "FaultSetupError",
+    "FaultyAgent",
+    "Planned",
+    "Verdict",
+    "all_cases",
+    "bad_value",
+    "bad_value_fault",
+    "expected_verdict",
+    "matrix_markdown",
+    "multi_path_scenarios",
+    "summary_figures",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'webharness.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"webharness.testing.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
