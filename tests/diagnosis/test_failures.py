@@ -417,7 +417,12 @@ def test_unrecovered_validation_error_is_primary_with_alert_and_field_evidence()
     )
     assert annotation.evidence["alerts"] == ["Please fix the errors below"]
     assert annotation.evidence["invalid_fields"] == [
-        {"role": "textbox", "name": "Email", "message": "Enter a valid email"}
+        {
+            "role": "textbox",
+            "name": "Email",
+            "message": "Enter a valid email",
+            "rejected_by": "app",
+        }
     ]
     assert annotation.evidence["element"]["name"] == "Submit"
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from webharness.diagnosis.decisive import decisive_step
 from webharness.diagnosis.progress import (
     DEFAULT_THRESHOLD,
     progress_rate,
@@ -113,6 +114,12 @@ class Alignment(BaseModel):
     skipped_golden_steps: list[int] = Field(default_factory=list)
     wrong_actions: list[int] = Field(default_factory=list)  # action differs and so does the state
     first_divergence_step: int | None = None  # None: the run never left the golden path
+    # the point of no return: the first step of the final stretch of states from which no
+    # golden path can be completed without undoing something (``diagnosis.decisive``);
+    # None: the run's last state could still complete one
+    decisive_step: int | None = None
+    # golden key steps the run followed: paired at or above the cut, with the same action
+    followed_steps: int = 0
     # golden key states (after step 0) reached, in order; a skipped golden step whose
     # action changed nothing is reached with the state before it (``reached_through``)
     progress_rate: float = 0.0
@@ -182,8 +189,11 @@ def align(
         threshold: similarity at which a state counts as the golden one (progress, drift).
 
     Returns:
-        The alignment with the highest fidelity (ties: fewest divergences, then first
-        given), with ``per_golden`` holding every path's fidelity.
+        The alignment on the path the run followed: the most golden key steps followed
+        in order (``followed_steps``; a detour or an early stop does not change which
+        steps were followed), ties to the shorter path, then the higher fidelity, the
+        fewest divergences and the first given. ``per_golden`` holds every path's
+        fidelity and ``decisive_step`` is judged against every path.
 
     Raises:
         ValueError: no golden trace, or a golden trace without steps.
@@ -192,13 +202,21 @@ def align(
     if not goldens:
         raise ValueError("align() needs at least one golden trace, got an empty list")
     agent_side = _Side(agent)
-    results = [_align_one(agent_side, _Side(g), weights, threshold) for g in goldens]
+    sides = [_Side(g) for g in goldens]
+    results = [_align_one(agent_side, side, weights, threshold) for side in sides]
     best = min(
         range(len(results)),
-        key=lambda k: (-round(results[k].fidelity, 9), results[k].divergences, k),
+        key=lambda k: (
+            -results[k].followed_steps,
+            len(goldens[k].steps),
+            -round(results[k].fidelity, 9),
+            results[k].divergences,
+            k,
+        ),
     )
     per_golden = {_golden_id(g, k): r.fidelity for k, (g, r) in enumerate(zip(goldens, results))}
-    return results[best].model_copy(update={"per_golden": per_golden})
+    decisive = decisive_step(agent, [(s.trace, s.features) for s in sides], agent_side.features)
+    return results[best].model_copy(update={"per_golden": per_golden, "decisive_step": decisive})
 
 
 class _Side:
@@ -208,6 +226,9 @@ class _Side:
         self.trace = trace
         self.index = [s.index for s in trace.steps]
         self.features: list[StateFeatures] = [state_features(s.state) for s in trace.steps]
+        # an action the harness refused (an error result) did not happen: its step pairs
+        # with no golden step
+        self.refused = [s.action_result is not None and not s.action_result.ok for s in trace.steps]
         self._signatures: dict[int, ActionSignature | None] = {}
 
     def signature(self, i: int) -> ActionSignature | None:
@@ -225,7 +246,7 @@ def _align_one(
     sim = similarity_matrix(agent.features, golden.features, weights)
     start = float(sim[0, 0]) if sim.size else 1.0
     cut = reach_cut(threshold, start)
-    pairs = _monotone_pairs(sim.tolist())
+    pairs = _monotone_pairs(_pairable(sim, agent.refused).tolist())
     matched = [_pair(agent, golden, i, j, float(sim[i, j])) for i, j in pairs]
     agent_hit, golden_hit = {i for i, _ in pairs}, {j for _, j in pairs}
     also_reached = _reached_with_previous(pairs, sim, cut)
@@ -236,6 +257,9 @@ def _align_one(
     ]
     key_states = len(golden.index) - 1
     paired_reached = sum(1 for (_, j), m in zip(pairs, matched) if j > 0 and m.similarity >= cut)
+    followed = sum(
+        1 for (_, j), m in zip(pairs, matched) if j > 0 and m.similarity >= cut and m.action_matches
+    )
     cost = _dtw_cost(1.0 - sim)
     return Alignment(
         golden_path=golden.trace.golden_path,
@@ -252,6 +276,7 @@ def _align_one(
         fidelity=0.0 if cost is None else math.exp(-cost / (len(golden.index) * FIDELITY_SCALE)),
         step_efficiency=max(len(agent.index) - 1, 0) / max(key_states, 1),
         dtw_cost=cost,
+        followed_steps=followed,
         threshold=threshold,
         start_similarity=start,
     )
@@ -269,6 +294,16 @@ def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> Mat
         action_golden=golden.trace.steps[j].action,
         action_matches=same,
     )
+
+
+def _pairable(sim: np.ndarray, refused: list[bool]) -> np.ndarray:
+    """``sim`` with the rows of refused actions made unpairable (a pair would cost more than
+    leaving both steps unpaired)."""
+    if not any(refused):
+        return sim
+    masked = sim.copy()
+    masked[np.array(refused, dtype=bool)] = -1.0
+    return masked
 
 
 def _reached_with_previous(pairs: list[tuple[int, int]], sim: np.ndarray, cut: float) -> set[int]:

@@ -44,7 +44,10 @@ class EvalAttempt(BaseModel):
     failure_message: str = ""
     root_cause: str | None = None  # perception, understanding, decision, execution
     failure_step: int | None = None
+    failure_runner_up: str | None = None  # the other defensible FailureCode value, if any
+    failure_decided_by: str | None = None  # the annotate rule that chose failure_code
     first_divergence_step: int | None = None
+    decisive_step: int | None = None  # the point of no return (diagnosis.decisive)
     progress_rate: float | None = None  # golden key states reached in order, 0..1
     fidelity: float | None = None  # nDTW-style similarity to the golden path, 0..1
     trace_dir: str | None = None  # episode folder, relative to the run folder

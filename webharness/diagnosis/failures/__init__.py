@@ -12,7 +12,12 @@ shows), ``steps`` (a step as the checks read it), ``step_checks`` and ``episode_
 (the rules), ``annotate`` (choosing the primary failure).
 """
 
-from webharness.diagnosis.failures.annotate import AlignmentLike, FailureAnnotation, annotate
+from webharness.diagnosis.failures.annotate import (
+    AlignmentLike,
+    Decision,
+    FailureAnnotation,
+    annotate,
+)
 from webharness.diagnosis.failures.codes import (
     DEFINITIONS,
     ERROR_CODES,
@@ -34,6 +39,7 @@ __all__ = [
     "STAGE_REFINEMENTS",
     "STAGE_RULES",
     "AlignmentLike",
+    "Decision",
     "ElementRef",
     "Evidence",
     "FailureAnnotation",

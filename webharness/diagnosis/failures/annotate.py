@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,7 +29,16 @@ from webharness.diagnosis.failures.steps import TraceStep, acting_steps, kind_of
 from webharness.semantic import SemanticState
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord
 
-__all__ = ["AlignmentLike", "FailureAnnotation", "annotate"]
+__all__ = ["AlignmentLike", "Decision", "FailureAnnotation", "annotate"]
+
+
+class Decision(str, Enum):
+    """The rule of ``annotate`` that chose the primary failure (docs/failure-codes.md)."""
+
+    RUNTIME_FAULT = "runtime_fault"  # a harness fault the agent did not get past
+    AT_DIVERGENCE = "first_at_divergence"  # the first unrecovered note at/after the divergence
+    FIRST_UNRECOVERED = "first_unrecovered"  # no alignment, or no note at/after the divergence
+    NO_STEP_FAULT = "no_step_fault"  # nothing more specific: task_incomplete
 
 
 class AlignmentLike(Protocol):
@@ -68,6 +78,13 @@ class FailureAnnotation(BaseModel):
     false_success: bool = False  # ended with done()/send_msg_to_user, criteria unmet
     false_give_up: bool = False  # report_infeasible on a feasible task
     not_executable: bool = False  # a harness fault: kept out of the success rate
+    # the code a reader could also defend: the rule's own alternative (a resubmit rejected
+    # again: action_no_effect; a vague question: task_incomplete), else the next
+    # unrecovered note's different code; None when nothing else is defensible
+    runner_up: FailureCode | None = None
+    decided_by: Decision | None = None  # the rule that chose ``code``; None when passed
+    # the point of no return, from the alignment (``diagnosis.decisive``); None: none
+    decisive_step: int | None = None
     step_notes: list[StepFailure] = Field(default_factory=list)
 
 
@@ -103,8 +120,7 @@ def annotate(
             step_notes=notes,
         )
     notes = sort_notes(notes + episode_failures(trace, end))
-    primary = _runtime_fault(trace, end, notes) or _first_explaining(trace, notes, alignment)
-    primary = primary or _incomplete(trace, end, alignment)
+    primary, decided_by, others = _choose(trace, end, notes, alignment)
     episode = {"ended_by": end.ended_by, "end_error": end.error, "blocked_requests": blocked}
     return FailureAnnotation(
         passed=False,
@@ -116,15 +132,46 @@ def annotate(
         false_success=false_success,
         false_give_up=false_give_up,
         not_executable=primary.code is FailureCode.RUNTIME_ERROR,
+        runner_up=_runner_up(primary, others),
+        decided_by=decided_by,
+        decisive_step=getattr(alignment, "decisive_step", None),
         step_notes=notes,
     )
+
+
+def _choose(
+    trace: EpisodeTrace, end: EpisodeEnd, notes: list[StepFailure], alignment: AlignmentLike | None
+) -> tuple[StepFailure, Decision, list[StepFailure]]:
+    """The primary note, the rule that chose it, and the other candidates in rank order."""
+    runtime = _runtime_fault(trace, end, notes)
+    unrecovered = [n for n in notes if not _recovered(n, trace, alignment)]
+    if runtime is not None:
+        return runtime, Decision.RUNTIME_FAULT, [n for n in unrecovered if n is not runtime]
+    start = _divergence(alignment)
+    after = [
+        n for n in unrecovered if start is not None and max(n.evidence.steps or [n.step]) >= start
+    ]
+    ranked = after + [n for n in unrecovered if n not in after]
+    if ranked:
+        decided = Decision.AT_DIVERGENCE if after else Decision.FIRST_UNRECOVERED
+        return ranked[0], decided, ranked[1:]
+    return _incomplete(trace, end, alignment), Decision.NO_STEP_FAULT, []
+
+
+def _runner_up(primary: StepFailure, others: list[StepFailure]) -> FailureCode | None:
+    """The rule's own alternative, else the next candidate's code where it differs."""
+    if primary.evidence.alternative is not None:
+        return FailureCode(primary.evidence.alternative)
+    return next((n.code for n in others if n.code is not primary.code), None)
 
 
 def _runtime_fault(
     trace: EpisodeTrace, end: EpisodeEnd, notes: list[StepFailure]
 ) -> StepFailure | None:
     """A harness fault outranks every agent failure: the episode cannot be judged."""
-    faults = [n for n in notes if n.code is FailureCode.RUNTIME_ERROR and not _recovered(n, trace)]
+    faults = [
+        n for n in notes if n.code is FailureCode.RUNTIME_ERROR and not _recovered(n, trace, None)
+    ]
     if faults:
         return faults[0]
     if end.not_executable or end.ended_by == EndedBy.RUNTIME_ERROR:
@@ -132,22 +179,6 @@ def _runtime_fault(
         evidence = Evidence(action=last.action, error=end.error)
         return note(last, FailureCode.RUNTIME_ERROR, evidence, detail=end.error or "")
     return None
-
-
-def _first_explaining(
-    trace: EpisodeTrace, notes: list[StepFailure], alignment: AlignmentLike | None
-) -> StepFailure | None:
-    """The first unrecovered note, preferring those at or after the first divergence.
-
-    A note that spans steps (a repeated-action run, its evidence's ``steps``) counts as at
-    or after the divergence when the run reaches it.
-    """
-    unrecovered = [n for n in notes if not _recovered(n, trace)]
-    start = _divergence(alignment)
-    after = [
-        n for n in unrecovered if start is not None and max(n.evidence.steps or [n.step]) >= start
-    ]
-    return next(iter(after or unrecovered), None)
 
 
 def _incomplete(
@@ -192,18 +223,44 @@ def _divergence(alignment: AlignmentLike | None) -> int | None:
     return step if step else None
 
 
-def _recovered(failure: StepFailure, trace: EpisodeTrace) -> bool:
+def _recovered(failure: StepFailure, trace: EpisodeTrace, alignment: AlignmentLike | None) -> bool:
     """Whether the agent later achieved what the failed step attempted (so it explains nothing).
 
     Reads the note's ``invalid_fields`` and ``alerts`` (a validation error), or its
-    ``kind`` and ``element`` (any other step failure).
+    ``kind`` and ``element`` (any other step failure). A validation error is also
+    recovered when the run got past it as the golden path does (``_passed_as_golden``).
     """
     later = [s for s in acting_steps(trace) if s.index > failure.step]
     if failure.code is FailureCode.VALIDATION_ERROR:
-        return any(_validation_cleared(failure.evidence, s.record.state) for s in later)
+        return any(
+            _validation_cleared(failure.evidence, s.record.state) for s in later
+        ) or _passed_as_golden(failure.step, trace, alignment)
     if failure.code is FailureCode.USER_INPUT_REQUIRED:
         return False  # the invented value stays written
     return any(_achieves(s, failure.evidence) for s in later)
+
+
+def _passed_as_golden(step: int, trace: EpisodeTrace, alignment: AlignmentLike | None) -> bool:
+    """The golden path met the same rejection (the step is paired with a golden state at or
+    above the cut) and the run went on along it: a later step took the golden path's next
+    action to a golden state further on. The golden path's own rejections are part of it.
+    """
+    matched = list(getattr(alignment, "matched", None) or [])
+    if not matched:
+        return False
+    cut = getattr(alignment, "threshold", 0.0) * getattr(alignment, "start_similarity", 1.0)
+    at = next((m for m in matched if m.agent_step == step and m.similarity >= cut), None)
+    if at is None:
+        return False
+    changed = {s.index for s in acting_steps(trace) if s.changed and not s.failed}
+    return any(
+        m.agent_step > step
+        and m.golden_step > at.golden_step
+        and m.similarity >= cut
+        and m.action_matches
+        and m.agent_step in changed
+        for m in matched
+    )
 
 
 def _validation_cleared(evidence: Evidence, state: SemanticState) -> bool:
@@ -234,6 +291,7 @@ def _alignment_summary(alignment: AlignmentLike | None) -> dict[str, Any]:
         return {}
     return {
         "first_divergence_step": alignment.first_divergence_step,
+        "decisive_step": getattr(alignment, "decisive_step", None),
         "progress_rate": alignment.progress_rate,
         "fidelity": alignment.fidelity,
         "wrong_actions": list(alignment.wrong_actions),

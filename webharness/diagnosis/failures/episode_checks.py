@@ -43,20 +43,38 @@ def premature_end(trace: EpisodeTrace, end: EpisodeEnd) -> StepFailure | None:
 
 
 def invented_input(trace: EpisodeTrace, end: EpisodeEnd) -> StepFailure | None:
-    """A withheld detail written without ever asking the user.
+    """A withheld detail written without the user having given it.
 
-    Writes ``withheld`` (the params' names) and ``written`` (the value the agent wrote).
+    Not asking at all, and asking only questions whose replies did not carry the detail
+    (a vague "anything else?"), both leave the agent inventing it. The second is
+    ambiguous (it did ask: ``task_incomplete`` is defensible), so its note names that
+    as the alternative. A question with no reply recorded counts as answered.
+    Writes ``withheld`` (the params' names), ``written`` (the value the agent wrote) and,
+    when it asked, ``asked_user`` and ``alternative``.
     """
     withheld = _withheld_names(trace.task.params)
     asked = end.asked_user or any(kind_of(s.action) is ActionKind.ASK_USER for s in trace.steps)
-    if not withheld or asked:
+    if not withheld or (asked and _told(trace, withheld)):
         return None
     step = _invented_write(trace, withheld)
     if step is None:
         return None
-    evidence = step.evidence(withheld=withheld, written=_written_value(step.action))
-    detail = ", ".join(withheld)
+    ambiguous = {"asked_user": True, "alternative": FailureCode.TASK_INCOMPLETE.value}
+    evidence = step.evidence(
+        withheld=withheld, written=_written_value(step.action), **(ambiguous if asked else {})
+    )
+    detail = ", ".join(withheld) + ("; its questions did not bring the detail" if asked else "")
     return note(step.record, FailureCode.USER_INPUT_REQUIRED, evidence, detail=detail)
+
+
+def _told(trace: EpisodeTrace, withheld: list[str]) -> bool:
+    """Whether a reply of the user carried a withheld value (or no reply was recorded)."""
+    replies = [m for s in trace.steps for m in s.user_messages]
+    values = [str(trace.task.params[n]) for n in withheld if n in trace.task.params]
+    if not replies or not values:
+        return True
+    said = _normalise(" ".join(replies))
+    return any(_normalise(v) in said for v in values)
 
 
 def _withheld_names(params: dict[str, Any]) -> list[str]:

@@ -59,6 +59,8 @@ class InvalidField(BaseModel):
     role: str
     name: str
     message: str
+    # who rejected it: "browser" (Chromium's constraint validation) or "app"
+    rejected_by: str = "app"
 
 
 class Evidence(BaseModel):
@@ -77,9 +79,15 @@ class Evidence(BaseModel):
     # action_failure, and a runtime fault from the episode end; ``root_cause_stage`` reads error.
     error: str | None = None  # the ActionErrorKind value, or the end's error text
     result_message: str | None = None
-    # validation_failure; ``annotate`` reads both to tell when the rejection was cleared.
+    # validation_failure and same_rejection_again; ``annotate`` reads both to tell when
+    # the rejection was cleared.
     invalid_fields: list[InvalidField] | None = None
     alerts: list[str] | None = None
+    # same_rejection_again: the submit that met the rejection already on the page
+    rejected_again: bool | None = None
+    # a rule that chose between two defensible codes names the other one (a FailureCode
+    # value); ``annotate`` reports it as the runner-up
+    alternative: str | None = None
     # repeated_actions; ``annotate`` reads steps to place the run against the divergence.
     count: int | None = None
     steps: list[int] | None = None  # StepRecord.index of each repeat
@@ -89,11 +97,13 @@ class Evidence(BaseModel):
     # invented_input
     withheld: list[str] | None = None  # the withheld params' names
     written: str | None = None
+    asked_user: bool | None = None  # True: it asked, but no reply carried the detail
     # annotate: the episode's end (ended_by also on a task_incomplete note), the alignment
     # summary, what the harness refused
     ended_by: EndedBy | None = None
     end_error: str | None = None
     first_divergence_step: int | None = None
+    decisive_step: int | None = None
     progress_rate: float | None = None
     fidelity: float | None = None
     wrong_actions: list[int] | None = None

@@ -22,12 +22,19 @@ class StepFailure(BaseModel):
     evidence: Evidence = Field(default_factory=Evidence)
 
 
-def note(step: StepRecord, code: FailureCode, evidence: Evidence, detail: str = "") -> StepFailure:
-    """A note on ``step``, its message naming the action, its target and the code's text."""
+def note(
+    step: StepRecord,
+    code: FailureCode,
+    evidence: Evidence,
+    detail: str = "",
+    text: str | None = None,
+) -> StepFailure:
+    """A note on ``step``, its message naming the action, its target and the code's text
+    (or ``text``, where the rule words it more precisely)."""
     element = evidence.element
     target = f" on {element.role} {element.name!r}" if element else ""
     suffix = f" ({detail})" if detail else ""
-    message = f"step {step.index}: {step.action!r}{target}: {NOTE_TEXT[code]}{suffix}"
+    message = f"step {step.index}: {step.action!r}{target}: {text or NOTE_TEXT[code]}{suffix}"
     return StepFailure(step=step.index, code=code, message=message, evidence=evidence)
 
 

@@ -12,12 +12,24 @@ from webharness.actions import ENDING_ACTIONS, PAGE_FREE_ACTIONS, Action, Action
 from webharness.diagnosis.failures.codes import ERROR_CODES, FailureCode
 from webharness.diagnosis.failures.evidence import InvalidField
 from webharness.diagnosis.failures.notes import StepFailure, note, sort_notes
-from webharness.diagnosis.failures.signals import BUSY_WORDS, is_invalid
+from webharness.diagnosis.failures.signals import (
+    BUSY_WORDS,
+    is_invalid,
+    reads_as_success,
+    rejected_by,
+)
 from webharness.diagnosis.failures.steps import TraceStep, acting_steps
 from webharness.semantic import Element, SemanticState
 from webharness.trace.models import EpisodeTrace, StepRecord
 
-__all__ = ["action_failure", "needs_change", "repeated_actions", "step_failures"]
+__all__ = [
+    "action_failure",
+    "needs_change",
+    "repeated_actions",
+    "same_rejection_again",
+    "step_failures",
+    "validation_failure",
+]
 
 # Actions whose purpose is to change the page; a no-op of theirs is a failure.
 _CHANGE_EXPECTED = frozenset(
@@ -36,6 +48,9 @@ _CHANGE_EXPECTED = frozenset(
 )
 # Keys that only move focus, which the state fingerprint leaves out on purpose.
 _FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"})
+# Keys and controls that submit a form: pressing or clicking them again is a resubmit.
+_SUBMIT_KEYS = frozenset({"Enter"})
+_SUBMIT_ROLES = frozenset({"button"})
 # Text fields, where a click only moves focus (and the caret).
 _FOCUS_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
 # A control already in the state the action asks for needs no change.
@@ -77,8 +92,40 @@ def action_failure(step: TraceStep) -> StepFailure | None:
         evidence = step.evidence(error=error.value, result_message=message)
         return note(step.record, ERROR_CODES[error], evidence)
     if action is not None and needs_change(action, step.element) and not step.changed:
-        return note(step.record, FailureCode.ACTION_NO_EFFECT, step.evidence())
+        again = same_rejection_again(step)
+        return again or note(step.record, FailureCode.ACTION_NO_EFFECT, step.evidence())
     return None
+
+
+def same_rejection_again(step: TraceStep) -> StepFailure | None:
+    """A resubmit that changed nothing because the app rejected it again, as it stood.
+
+    The page before already showed a rejection (invalid fields, or an alert that does not
+    read as a success) and the action submits (Enter, or a click on a button): the page
+    staying the same is the same rejection, so the fault is the value, not the click.
+    Writes ``invalid_fields``, ``alerts``, ``rejected_again`` and ``alternative``.
+    """
+    action, before = step.action, step.before.state
+    submits = (isinstance(action, Press) and action.key in _SUBMIT_KEYS) or (
+        action is not None
+        and ActionKind(action.kind) in (ActionKind.CLICK, ActionKind.MOUSE_CLICK)
+        and step.element is not None
+        and step.element.role in _SUBMIT_ROLES
+        and not step.element.disabled  # a disabled button: the agent missed it (no effect)
+    )
+    invalid = [_invalid_field(e) for e in before.elements if is_invalid(e)]
+    alerts = [a for a in before.alerts if not reads_as_success(a) and not BUSY_WORDS.search(a)]
+    if not submits or not (invalid or alerts):
+        return None
+    evidence = step.evidence(
+        invalid_fields=invalid,
+        alerts=alerts,
+        rejected_again=True,
+        alternative=FailureCode.ACTION_NO_EFFECT.value,
+    )
+    text = f"{_who(invalid, alerts)} rejected the input again, as it stood"
+    shown = "; ".join([f"{f.name}: {f.message}" for f in invalid] + alerts)
+    return note(step.record, FailureCode.VALIDATION_ERROR, evidence, detail=shown, text=text)
 
 
 def needs_change(action: Action, element: Element | None) -> bool:
@@ -104,29 +151,52 @@ def validation_failure(step: TraceStep) -> StepFailure | None:
         return None
     evidence = step.evidence(invalid_fields=invalid, alerts=alerts)
     shown = "; ".join([f"{f.name}: {f.message}" for f in invalid] + alerts)
-    return note(step.record, FailureCode.VALIDATION_ERROR, evidence, detail=shown)
+    text = f"{_who(invalid, alerts)} rejected the input"
+    return note(step.record, FailureCode.VALIDATION_ERROR, evidence, detail=shown, text=text)
+
+
+def _who(invalid: list[InvalidField], alerts: list[str]) -> str:
+    """Who rejected it: the browser's constraint validation only when every flagged field
+    is the browser's and the app said nothing."""
+    if invalid and not alerts and all(f.rejected_by == "browser" for f in invalid):
+        return "the browser's constraint validation"
+    return "the app"
+
+
+def _invalid_field(element: Element) -> InvalidField:
+    return InvalidField(
+        role=element.role,
+        name=element.name,
+        message=element.validation_message,
+        rejected_by=rejected_by(element),
+    )
 
 
 def _newly_invalid(before: SemanticState, after: SemanticState) -> list[InvalidField]:
     was_invalid = {(e.role, e.name) for e in before.elements if is_invalid(e)}
     return [
-        InvalidField(role=e.role, name=e.name, message=e.validation_message)
+        _invalid_field(e)
         for e in after.elements
         if is_invalid(e) and (e.role, e.name) not in was_invalid
     ]
 
 
 def _rejection_alerts(before: StepRecord, step: StepRecord) -> list[str]:
-    """New alerts count as a rejection only when the app did not move on.
+    """New alerts count as a rejection only when the app did not move on and they do not
+    report a success.
 
-    A status such as "3 results found" or "Saved" comes with new elements, new app data,
-    a new URL or met criteria; a rejection leaves all of those as they were.
+    A status such as "3 results found" comes with new elements, new app data, a new URL
+    or met criteria; a rejection leaves all of those as they were. A save of unchanged
+    data leaves them as they were too, so its "Ticket #12 updated" is told from a
+    rejection by its words (``reads_as_success``).
     """
     diff = before.state.diff(step.state)
     if step.success or diff.url_changed or diff.app_changed or diff.added:
         return []
     return [
-        a for a in step.state.alerts if a not in before.state.alerts and not BUSY_WORDS.search(a)
+        a
+        for a in step.state.alerts
+        if a not in before.state.alerts and not BUSY_WORDS.search(a) and not reads_as_success(a)
     ]
 
 
