@@ -14,7 +14,7 @@ from webharness.diagnosis.failures import annotate
 from webharness.diagnosis.progress import ProgressTracker
 from webharness.golden.play import golden_traces
 from webharness.trace.models import EpisodeTrace
-from webharness.trace.recorder import EpisodeRecorder, step_record
+from webharness.trace.recorder import EpisodeRecorder, episode_end, step_record
 
 
 class _TracksEpisode(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any]):
@@ -27,11 +27,18 @@ class _TracksEpisode(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any]):
         self._index = 0
 
     def _track(
-        self, obs: dict[str, Any], reward: float, info: dict[str, Any], ended: bool
+        self,
+        obs: dict[str, Any],
+        reward: float,
+        info: dict[str, Any],
+        terminated: bool,
+        truncated: bool,
     ) -> EpisodeTrace | None:
         self._index += 1
         self._recorder.add(step_record(self._index, obs, info, float(reward), {}), None)
-        return self._recorder.finish(info["episode_end"]) if ended else None
+        if not (terminated or truncated):
+            return None
+        return self._recorder.finish(episode_end(info, terminated, truncated))
 
 
 class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
@@ -72,7 +79,7 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
                 reward += progress - self._progress
             self._progress = progress
         info["progress"] = self._progress
-        trace = self._track(obs, reward, info, terminated or truncated)
+        trace = self._track(obs, reward, info, terminated, truncated)
         if trace is not None:
             goldens = self._golden_traces(trace.task.seed)
             info["alignment"] = align(trace, goldens) if goldens else None
@@ -119,7 +126,7 @@ class FailureAnnotation(_TracksEpisode, RecordConstructorArgs):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         obs, env_reward, terminated, truncated, info = self.env.step(action)
         reward = float(env_reward)
-        trace = self._track(obs, reward, info, terminated or truncated)
+        trace = self._track(obs, reward, info, terminated, truncated)
         if trace is not None:
             alignment: Alignment | None = info.get("alignment")
             info["failure"] = annotate(trace, alignment, feasible=self.feasible)

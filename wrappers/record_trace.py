@@ -10,7 +10,13 @@ import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
 from webharness.trace.models import EpisodeTrace
-from webharness.trace.recorder import EpisodeRecorder, env_frame, env_timings, step_record
+from webharness.trace.recorder import (
+    EpisodeRecorder,
+    env_frame,
+    env_timings,
+    episode_end,
+    step_record,
+)
 
 
 class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordConstructorArgs):
@@ -86,7 +92,8 @@ class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordC
                 env_frame(self.env, obs, self.screenshots),
             )
             if terminated or truncated:
-                self.last_trace = self._recorder.finish(info["episode_end"])
+                end = episode_end(info, terminated, truncated)
+                self.last_trace = self._recorder.finish(end)
                 info["trace_dir"] = str(self._recorder.folder)
                 self._recorder = None
         return obs, reward, terminated, truncated, info

@@ -8,8 +8,14 @@ from typing import Any, Protocol
 import gymnasium as gym
 
 from webharness.golden.oracle import OracleAgent, golden_paths
-from webharness.trace.models import EpisodeEnd, EpisodeTrace, TaskInstance
-from webharness.trace.recorder import EpisodeRecorder, env_frame, env_timings, step_record
+from webharness.trace.models import EpisodeTrace, TaskInstance
+from webharness.trace.recorder import (
+    EpisodeRecorder,
+    env_frame,
+    env_timings,
+    episode_end,
+    step_record,
+)
 
 
 class PlayingAgent(Protocol):
@@ -46,8 +52,7 @@ def play_episode(
                 env_frame(env, obs, screenshots),
             )
             if terminated or truncated:
-                end: EpisodeEnd = info["episode_end"]
-                return recorder.finish(end)
+                return recorder.finish(episode_end(info, terminated, truncated))
     finally:
         recorder.close()  # an episode cut short by an error keeps its Playwright trace
 

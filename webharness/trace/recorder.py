@@ -12,7 +12,7 @@ import numpy as np
 from playwright.async_api import Error as PlaywrightError
 
 from webharness.trace.io import PLAYWRIGHT_TRACE, TraceWriter
-from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
+from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
 PLAYWRIGHT_TRACE_TIMEOUT_S = (
     60.0  # bound on starting, and on stopping and saving, a Playwright trace
@@ -47,6 +47,23 @@ def step_record(
         user_messages=list(obs.get("user_messages", ())),
         timings_ms=timings_ms,
     )
+
+
+def episode_end(info: dict[str, Any], terminated: bool, truncated: bool) -> EpisodeEnd:
+    """How the episode that just ended ended: the env's own record, or, when a wrapper
+    outside the env cut it (Gymnasium's ``TimeLimit``, ``max_episode_steps``), a truncation
+    at the step budget. It is put into ``info``, so every wrapper further out reads the same.
+    """
+    end = info.get("episode_end")
+    if not isinstance(end, EpisodeEnd):
+        end = EpisodeEnd(
+            terminated=terminated,
+            truncated=truncated,
+            success=bool(info.get("success")),
+            ended_by=EndedBy.MAX_STEPS if truncated and not terminated else None,
+        )
+        info["episode_end"] = end
+    return end
 
 
 def env_timings(env: Any) -> dict[str, float]:
