@@ -6,11 +6,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
 from webharness.errors import WebHarnessError
 from webharness.runner import RunConfig, RunFolder
+from webharness.runner.config import ConfigError, parse_seeds
 from webharness.spec.catalogue import get_task, task_names
 
 
@@ -18,7 +20,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
     """Print the built-in scenarios with their categories."""
     specs = [get_task(name) for name in task_names()]
     if args.category:
+        categories = sorted({s.category for s in specs})
         specs = [s for s in specs if s.category == args.category]
+        if not specs:
+            raise ConfigError(
+                "category",
+                args.category,
+                f"no scenario has it; categories: {', '.join(categories)}",
+            )
     width = max((len(s.env_id) for s in specs), default=0)
     for spec in specs:
         print(f"{spec.env_id:<{width}}  {spec.category:<20}  {spec.title}")
@@ -55,10 +64,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _run_config(args: argparse.Namespace) -> RunConfig:
-    return RunConfig(
+    return RunConfig.checked(
         agents=_csv(args.agents),
         tasks=_csv(args.tasks),
-        seeds=_seeds(args.seeds),
+        seeds=parse_seeds(args.seeds),
         perturbations=[p.strip() for p in args.perturbations.split(";")],
         trials=args.trials,
         workers=args.workers,
@@ -95,10 +104,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     """The main job: the built-in agents over every scenario, clean and perturbed."""
-    config = RunConfig(
+    config = RunConfig.checked(
         agents=["oracle", "heuristic", "random"],
         tasks=["WebEval/*"],
-        seeds=_seeds(args.seeds),
+        seeds=parse_seeds(args.seeds),
         perturbations=["", args.perturbation],
         workers=args.workers,
     )
@@ -113,7 +122,10 @@ def _cmd_record(args: argparse.Namespace) -> int:
     from webharness.golden.path_recorder import record_golden_path, scripted_driver, to_yaml
 
     if args.script:
-        steps = yaml.safe_load(Path(args.script).read_text(encoding="utf-8"))
+        try:
+            steps = yaml.safe_load(Path(args.script).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise ConfigError("script", args.script, f"cannot be read: {exc}") from None
         if not isinstance(steps, list):
             raise WebHarnessError(
                 f"{args.script}: a script is a YAML list of golden steps (action, target, value)"
@@ -168,30 +180,39 @@ def _csv(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def _seeds(text: str) -> list[int]:
-    """'0-4' or '0,3,7' or '5'."""
-    try:
-        if "-" in text and "," not in text:
-            low, high = (int(x) for x in text.split("-"))
-            return list(range(low, high + 1))
-        return [int(x) for x in _csv(text)]
-    except ValueError:
-        raise WebHarnessError(
-            f"--seeds {text!r} is not a range like 0-4 or a list like 0,3,7"
-        ) from None
+def _seed(text: str) -> int:
+    """One seed: a whole number of 0 or more (argparse's ``type``)."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed: use a whole number of 0 or more")
+    return int(text)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with each usage error as one ``webharness:`` line (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"webharness: {message} (see {self.prog} --help)\n")
+
+
+def _usage_line(exc: ConfigError, args: argparse.Namespace) -> str:
+    """A bad value as the user typed it: ``--seeds '5-1': the range '5-1' is empty...``."""
+    for dest in (exc.field, exc.field.removesuffix("s")):
+        if dest in vars(args):
+            typed = getattr(args, dest)
+            shown = repr(typed) if isinstance(typed, str) else str(typed)
+            return f"--{dest.replace('_', '-')} {shown}: {exc.problem}"
+    return str(exc)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="webharness", description="Web-agent environments and evaluation."
-    )
+    parser = _Parser(prog="webharness", description="Web-agent environments and evaluation.")
     sub = parser.add_subparsers(dest="command", required=True)
     listing = sub.add_parser("list", help="list the built-in scenarios")
     listing.add_argument("--category", help="only this category")
     listing.set_defaults(func=_cmd_list)
     demo = sub.add_parser("demo", help="play the oracle through one scenario and save a screenshot")
     demo.add_argument("task", nargs="?", default="form")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=_seed, default=0)
     demo.add_argument("--out", default="runs/demo.png")
     demo.set_defaults(func=_cmd_demo)
 
@@ -246,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
         "record", help="record a golden path from a person's actions (or a script)"
     )
     record.add_argument("task")
-    record.add_argument("--seed", type=int, default=0)
+    record.add_argument("--seed", type=_seed, default=0)
     record.add_argument("--id", default="recorded", help="the golden path's id")
     record.add_argument(
         "--script", help="a YAML list of steps to play headless instead of a person"
@@ -267,6 +288,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except ConfigError as exc:
+        print(f"webharness: {_usage_line(exc, args)}", file=sys.stderr)
+        return 2
     except WebHarnessError as exc:
         print(f"webharness: {exc}", file=sys.stderr)
         return 2

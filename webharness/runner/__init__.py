@@ -13,7 +13,17 @@ job), ``pool`` (running the jobs), ``ray_backend``, ``rescore`` (re-scoring and 
 report), ``progress_bar``.
 """
 
-from webharness.runner.config import EpisodeJob, RunConfig, RunError, expand_jobs, match_tasks
+from webharness.runner.config import (
+    ConfigError,
+    EpisodeJob,
+    RunConfig,
+    RunError,
+    check_agent,
+    check_stack,
+    expand_jobs,
+    match_tasks,
+    parse_seeds,
+)
 from webharness.runner.pool import job_chunks, prepare_run, run_jobs
 from webharness.runner.rescore import episode_view, report_run, rescore, score_run
 from webharness.runner.run_folder import RunFolder
@@ -27,17 +37,21 @@ from webharness.runner.worker import (
 )
 
 __all__ = [
+    "ConfigError",
     "EpisodeJob",
     "RunConfig",
     "RunError",
     "RunFolder",
     "Worker",
     "apply_perturbations",
+    "check_agent",
+    "check_stack",
     "current_worker",
     "episode_view",
     "expand_jobs",
     "job_chunks",
     "match_tasks",
+    "parse_seeds",
     "prepare_run",
     "report_run",
     "rescore",

@@ -3,17 +3,39 @@
 from __future__ import annotations
 
 import fnmatch
+import importlib
+import inspect
+import math
+import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing_extensions import Self
 
 from webharness.errors import WebHarnessError, did_you_mean
 from webharness.reporting.records import AttemptKey
 
+# A run of more seeds than this is a typo (0-99999999), not an evaluation; its job list
+# alone would not fit in memory.
+MAX_SEEDS = 100_000
+MAX_TRIALS = 1_000
+MAX_EPISODES = 1_000_000
+DEFAULT_STRENGTH = 0.5  # of a perturbation stack written without "@strength"
+
 
 class RunError(WebHarnessError, RuntimeError):
     """A run that cannot start or go on (bad patterns, a run folder in use, a full disk...)."""
+
+
+class ConfigError(RunError, ValueError):
+    """A value of a run's configuration that cannot work: names the field, the value and
+    what is allowed (``field``, ``value`` and ``problem`` are kept for the CLI's message)."""
+
+    def __init__(self, field: str, value: object, problem: str) -> None:
+        self.field, self.value, self.problem = field, value, problem
+        super().__init__(f"{field}={value!r}: {problem}")
 
 
 class RunConfig(BaseModel):
@@ -29,14 +51,14 @@ class RunConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    agents: list[str] = Field(min_length=1)  # built-in names or module:Class
+    agents: list[str]  # built-in names or module:Class
     tasks: list[str] = Field(default_factory=lambda: ["WebEval/*"])  # env ids or glob patterns
     seeds: list[int] = Field(default_factory=lambda: [0])
     perturbations: list[str] = Field(
         default_factory=lambda: [""]
     )  # "" = clean; "popup,latency@0.5"
-    trials: int = Field(default=1, ge=1)
-    workers: int = Field(default=1, ge=1)
+    trials: int = 1
+    workers: int = 1
     backend: Literal["local", "ray"] = "local"
     ray_address: str | None = None
     obs_mode: str = "both"
@@ -44,6 +66,207 @@ class RunConfig(BaseModel):
     agent_options: dict[str, Any] = Field(default_factory=dict)
     log_prompts: bool = False
     playwright_trace: bool = False  # Playwright's trace.zip in each agent episode's folder
+
+    @classmethod
+    def checked(cls, **fields: Any) -> Self:
+        """``RunConfig(**fields)``, with any problem raised as a ``ConfigError`` (which
+        names the field) instead of pydantic's ``ValidationError``."""
+        try:
+            return cls(**fields)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            cause = (first.get("ctx") or {}).get("error")
+            if isinstance(cause, ConfigError):
+                raise cause from None
+            field = str(first["loc"][0]) if first["loc"] else "config"
+            raise ConfigError(field, first.get("input"), first["msg"]) from None
+
+    @field_validator("agents")
+    @classmethod
+    def _agents(cls, agents: list[str]) -> list[str]:
+        return _listed("agents", agents, f"name at least one agent: {_AGENT_HELP}", check_agent)
+
+    @field_validator("tasks")
+    @classmethod
+    def _tasks(cls, tasks: list[str]) -> list[str]:
+        if not tasks or not all(t.strip() for t in tasks):
+            raise ConfigError(
+                "tasks",
+                tasks,
+                "name at least one task: an env id, a name or a pattern "
+                "(WebEval/form-v0, form, WebEval/*)",
+            )
+        return tasks
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, seeds: list[int]) -> list[int]:
+        if len(seeds) > MAX_SEEDS:
+            raise ConfigError("seeds", f"{len(seeds):,} seeds", _TOO_MANY_SEEDS)
+        return _listed("seeds", seeds, "name at least one seed, e.g. 0-4 or 0,3,7", _check_seed)
+
+    @field_validator("perturbations")
+    @classmethod
+    def _perturbations(cls, stacks: list[str]) -> list[str]:
+        empty = "name at least one stack ('' is the clean one)"
+        return _listed("perturbations", stacks, empty, check_stack)
+
+    @field_validator("trials")
+    @classmethod
+    def _trials(cls, trials: int) -> int:
+        return _count("trials", trials, MAX_TRIALS)
+
+    @field_validator("workers")
+    @classmethod
+    def _workers(cls, workers: int) -> int:
+        return _count("workers", workers)
+
+
+_T = TypeVar("_T")
+_AGENT_HELP = "oracle, heuristic, random, llm, or 'package.module:ClassName'"
+_TOO_MANY_SEEDS = f"at most {MAX_SEEDS:,} seeds per run; split a larger sweep into runs"
+_SEEDS_SYNTAX = "write a range 0-4, a list 0,3,7 or both 0-4,9 (whole numbers of 0 or more)"
+
+
+def _count(field: str, value: int, most: int | None = None) -> int:
+    if value < 1 or (most is not None and value > most):
+        allowed = f"from 1 to {most:,}" if most is not None else "of 1 or more"
+        raise ConfigError(field, value, f"use a whole number {allowed}")
+    return value
+
+
+def _listed(field: str, values: list[_T], empty: str, check: Callable[[_T], object]) -> list[_T]:
+    """``values`` if there is at least one, none twice, and ``check`` passes each."""
+    if not values:
+        raise ConfigError(field, values, empty)
+    _no_repeats(field, values)
+    for value in values:
+        check(value)
+    return values
+
+
+def _check_seed(seed: int) -> int:
+    if seed < 0:
+        raise ConfigError("seeds", seed, f"{seed} is not a seed: use whole numbers of 0 or more")
+    return seed
+
+
+def _no_repeats(field: str, values: list[Any]) -> None:
+    seen: set[Any] = set()
+    for value in values:
+        if value in seen:
+            raise ConfigError(field, value, f"{value!r} is listed twice; each may appear once")
+        seen.add(value)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Seeds written as a range, a list, or both: ``"0-4"``, ``"0,3,7"``, ``"0-4,9"``.
+
+    Raises:
+        ConfigError: naming the text: no seeds, a part that is not a seed or a range, an
+            empty range (``5-1``), a seed listed twice, or more than ``MAX_SEEDS``.
+
+    Example:
+        >>> parse_seeds("0-2,7")
+        [0, 1, 2, 7]
+    """
+    if not text.strip():
+        raise ConfigError("seeds", text, f"no seeds given: {_SEEDS_SYNTAX}")
+    ranges: list[tuple[int, int]] = []
+    for part in (p.strip() for p in text.split(",")):
+        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        if match is None:
+            raise ConfigError("seeds", text, f"{part!r} is not a seed or a range: {_SEEDS_SYNTAX}")
+        low = int(match.group(1))
+        high = int(match.group(2)) if match.group(2) is not None else low
+        if high < low:
+            raise ConfigError(
+                "seeds", text, f"the range {part!r} is empty: write low-high with low <= high"
+            )
+        ranges.append((low, high))
+    if sum(high - low + 1 for low, high in ranges) > MAX_SEEDS:
+        raise ConfigError("seeds", text, _TOO_MANY_SEEDS)
+    seeds = [seed for low, high in ranges for seed in range(low, high + 1)]
+    _no_repeats("seeds", seeds)
+    return seeds
+
+
+def check_stack(stack: str) -> tuple[list[tuple[str, float]], float]:
+    """A perturbation stack as the runner reads it: ``"popup,latency@0.5"`` (names, each
+    with an optional ``:strength``, then the stack's strength after ``@``); ``""`` is clean.
+
+    Returns:
+        The stack's (name, strength) pairs and its strength.
+
+    Raises:
+        ConfigError: an unknown name, a name listed twice, a strength that is not a
+            number in [0, 1].
+    """
+    from webharness.perturbations import parse_stack
+
+    names, at, written = stack.partition("@")
+    if not names.strip():
+        if at:
+            problem = f"{stack!r} gives a strength but no perturbations before '@'"
+            raise ConfigError("perturbations", stack, problem)
+        return [], DEFAULT_STRENGTH
+    try:
+        parse_stack(names)  # the names first: an unknown one is the likelier mistake
+        strength = _stack_strength(stack, written) if at else DEFAULT_STRENGTH
+        return parse_stack(names, strength), strength
+    except ConfigError:
+        raise
+    except ValueError as exc:  # UnknownPerturbationError is one, with a suggestion
+        raise ConfigError("perturbations", stack, str(exc)) from None
+
+
+def _stack_strength(stack: str, written: str) -> float:
+    try:
+        strength = float(written)
+    except ValueError:
+        strength = math.nan
+    if not 0 <= strength <= 1:  # nan fails too
+        raise ConfigError(
+            "perturbations",
+            stack,
+            f"the strength after '@' in {stack!r} must be a number from 0 to 1, not {written!r}",
+        )
+    return strength
+
+
+def check_agent(spec: str) -> str:
+    """``spec`` if it names a built-in agent or an importable class with ``reset`` and
+    ``act``; the agent is not made (its options may come later).
+
+    Raises:
+        ConfigError: an unknown name, a module that cannot be imported, or an object that
+            is not an agent class.
+    """
+    from webharness.agents.base import BUILTIN_AGENTS, accepted_options
+
+    if spec in BUILTIN_AGENTS:
+        return spec
+    if ":" not in spec:
+        hint = did_you_mean(spec, BUILTIN_AGENTS)
+        raise ConfigError("agents", spec, f"no agent called {spec!r}.{hint} Use {_AGENT_HELP}")
+    try:
+        accepted_options(spec)  # imports it; the errors name what is wrong
+    except WebHarnessError as exc:
+        raise ConfigError("agents", spec, str(exc)) from None
+    except Exception as exc:  # the module itself fails to import (a syntax error, ...)
+        raise ConfigError("agents", spec, f"importing {spec!r} failed: {exc!r}") from None
+    module, _, name = spec.partition(":")
+    target = getattr(importlib.import_module(module), name)
+    if inspect.isclass(target):
+        missing = [m for m in ("reset", "act") if not callable(getattr(target, m, None))]
+        if not missing:
+            return spec
+        problem = f"{spec!r} has no {' or '.join(missing)} method: not an agent class"
+    elif inspect.isfunction(target):
+        return spec  # a factory: what it makes is checked when the run loads it
+    else:
+        problem = f"{spec!r} names a {type(target).__name__}, not an agent class"
+    raise ConfigError("agents", spec, f"{problem}; name a class such as {_AGENT_HELP}")
 
 
 class EpisodeJob(BaseModel):
@@ -78,6 +301,13 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
         One job per agent, task, perturbation stack, seed and trial, in that nesting order.
     """
     env_ids = match_tasks(config.tasks)
+    count = len(config.agents) * len(env_ids) * len(config.perturbations)
+    count *= len(config.seeds) * config.trials
+    if count > MAX_EPISODES:
+        raise RunError(
+            f"the run would have {count:,} episodes (agents x tasks x perturbation stacks x "
+            f"seeds x trials), more than {MAX_EPISODES:,}; split it into smaller runs"
+        )
     options = {**config.agent_options, **({"log_prompts": True} if config.log_prompts else {})}
     return [
         EpisodeJob(
@@ -104,7 +334,7 @@ def match_tasks(patterns: list[str]) -> list[str]:
     """Registered env ids matching the patterns (``WebEval/*``, ``form``, ``WebEval/form-v0``).
 
     Raises:
-        RunError: a pattern matches no registered id (the message suggests the closest).
+        ConfigError: a pattern matches no registered id (the message suggests the closest).
 
     Example:
         >>> match_tasks(["WebEval/form*"])
@@ -119,8 +349,11 @@ def match_tasks(patterns: list[str]) -> list[str]:
         full = pattern if "/" in pattern else f"WebEval/{pattern}"
         hits = [i for i in known if fnmatch.fnmatch(i, full) or fnmatch.fnmatch(i, f"{full}-v0")]
         if not hits:
-            raise RunError(
-                f"no task matches {pattern!r}.{did_you_mean(full, known)} Known: {', '.join(known)}"
+            raise ConfigError(
+                "tasks",
+                pattern,
+                f"no task matches {pattern!r}.{did_you_mean(full, known)} "
+                f"Known: {', '.join(known)}",
             )
         matched.extend(h for h in hits if h not in matched)
     return matched

@@ -1,0 +1,144 @@
+"""Every bad command-line argument is one ``webharness:`` line on stderr naming the value
+and what is allowed, with exit code 2: no traceback, no run folder, no empty report."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from webharness.cli import main
+from webharness.runner import ConfigError, RunConfig, parse_seeds
+from webharness.runner.config import MAX_SEEDS
+
+ALLOWED_AGENTS = "oracle, heuristic, random, llm, or 'package.module:ClassName'"
+
+# (arguments, what the line must say); the run's own arguments come first.
+BAD_RUN_ARGUMENTS = [
+    (["--workers", "0"], "--workers 0: use a whole number of 1 or more"),
+    (["--workers", "-1"], "--workers -1: use a whole number of 1 or more"),
+    (["--trials", "0"], "--trials 0: use a whole number from 1 to 1,000"),
+    (["--trials", "1000000"], "--trials 1000000: use a whole number from 1 to 1,000"),
+    (["--agents", ""], f"--agents '': name at least one agent: {ALLOWED_AGENTS}"),
+    (["--agents", ","], "--agents ',': name at least one agent"),
+    (["--agents", "os:path"], "--agents 'os:path': 'os:path' names a module, not an agent class"),
+    (
+        ["--agents", "webharness.runner:RunConfig"],
+        "'webharness.runner:RunConfig' has no reset or act method: not an agent class",
+    ),
+    (
+        ["--agents", "orcale"],
+        "--agents 'orcale': no agent called 'orcale'. Did you mean: 'oracle'?",
+    ),
+    (["--agents", "no_such_module:Agent"], "cannot import agent 'no_such_module:Agent'"),
+    (["--agents", "oracle,oracle"], "--agents 'oracle,oracle': 'oracle' is listed twice"),
+    (
+        ["--perturbations", "bogus@2"],
+        "--perturbations 'bogus@2': unknown perturbation 'bogus'. Known: latency, popup",
+    ),
+    (
+        ["--perturbations", "popup@2"],
+        "--perturbations 'popup@2': the strength after '@' in 'popup@2' must be a number "
+        "from 0 to 1, not '2'",
+    ),
+    (["--perturbations", "popup@x"], "must be a number from 0 to 1, not 'x'"),
+    (["--perturbations", "popup@nan"], "must be a number from 0 to 1, not 'nan'"),
+    (["--perturbations", "@0.5"], "'@0.5' gives a strength but no perturbations before '@'"),
+    (
+        ["--perturbations", "popup,popup"],
+        "--perturbations 'popup,popup': perturbation 'popup' is listed twice in 'popup,popup'",
+    ),
+    (["--perturbations", "popup;popup"], "--perturbations 'popup;popup': 'popup' is listed twice"),
+    (["--perturbations", "popup:3"], "strength=3.0 is not a number in [0, 1]"),
+    (
+        ["--seeds", "5-1"],
+        "--seeds '5-1': the range '5-1' is empty: write low-high with low <= high",
+    ),
+    (["--seeds", ""], "--seeds '': no seeds given: write a range 0-4, a list 0,3,7"),
+    (["--seeds", "a-b"], "--seeds 'a-b': 'a-b' is not a seed or a range"),
+    (["--seeds", "-1"], "--seeds '-1': '-1' is not a seed or a range"),
+    (["--seeds", "0-4,3"], "--seeds '0-4,3': 3 is listed twice"),
+    (["--seeds", "0-99999999"], f"--seeds '0-99999999': at most {MAX_SEEDS:,} seeds per run"),
+    (["--seeds", f"0-{10**30}"], f"at most {MAX_SEEDS:,} seeds per run"),
+    (["--tasks", ""], "--tasks '': name at least one task: an env id, a name or a pattern"),
+    (["--tasks", "nosuch"], "--tasks 'nosuch': no task matches 'nosuch'."),
+    (["--tasks", "form,WebEval/nothing*"], "no task matches 'WebEval/nothing*'"),
+    (["--workers", "two"], "argument --workers: invalid int value: 'two'"),
+    (["--obs-mode", "audio"], "argument --obs-mode: invalid choice: 'audio'"),
+]
+
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's own errors exit from parse_args
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _assert_one_usage_line(code: int, out: str, err: str, says: str) -> None:
+    assert code == 2, (code, err)
+    assert out == "" and err.endswith("\n") and err.count("\n") == 1, err
+    assert err.startswith("webharness: ") and "Traceback" not in err
+    assert says in err, err
+
+
+@pytest.mark.parametrize("args, says", BAD_RUN_ARGUMENTS, ids=lambda v: " ".join(v) or "''")
+def test_a_bad_run_argument_is_one_line_naming_it_with_exit_code_2(tmp_path, capsys, args, says):
+    out = tmp_path / "run"
+    code, stdout, err = _cli(["run", "--out", str(out), *args], capsys)
+    _assert_one_usage_line(code, stdout, err, says)
+    assert not out.exists(), "a run folder was made for a run that cannot start"
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["evaluate", "--seeds", "9-0"], "--seeds '9-0': the range '9-0' is empty"),
+        (["evaluate", "--workers", "0"], "--workers 0: use a whole number of 1 or more"),
+        (["evaluate", "--perturbation", "popp"], "--perturbation 'popp': unknown perturbation"),
+        (["list", "--category", "nope"], "--category 'nope': no scenario has it; categories: "),
+        (["demo", "--seed", "-3"], "argument --seed: '-3' is not a seed: use a whole number"),
+        (["record", "form", "--script", "/no/such.yaml"], "--script '/no/such.yaml': cannot be"),
+        (["report", "/no/such/run"], "/no/such/run is not a run folder"),
+        ([], "the following arguments are required: command"),
+        (["fly"], "argument command: invalid choice: 'fly'"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
+def test_other_commands_refuse_bad_arguments_the_same_way(tmp_path, capsys, argv, says):
+    if argv[:1] == ["evaluate"]:
+        argv = [*argv, "--out", str(tmp_path / "run")]
+    _assert_one_usage_line(*_cli(argv, capsys), says)
+
+
+def test_the_command_itself_prints_no_traceback():
+    done = subprocess.run(
+        [sys.executable, "-m", "webharness.cli", "run", "--workers", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "webharness: --workers 0: use a whole number of 1 or more\n"
+
+
+def test_good_arguments_still_parse():
+    assert parse_seeds("0-2, 7,9-10") == [0, 1, 2, 7, 9, 10]
+    config = RunConfig.checked(
+        agents=["oracle", "webharness.agents.random_agent:RandomAgent"],
+        seeds=parse_seeds("0-1"),
+        perturbations=["", "popup,latency@0.5", "theme:1"],
+        trials=3,
+    )
+    assert config.perturbations[1] == "popup,latency@0.5" and config.trials == 3
+
+
+def test_a_config_built_in_code_refuses_the_same_values():
+    with pytest.raises(ConfigError) as caught:
+        RunConfig.checked(agents=["oracle"], seeds=[0, -2])
+    assert (caught.value.field, caught.value.value) == ("seeds", -2)
+    with pytest.raises(ValueError, match="popup@2"):  # pydantic's ValidationError
+        RunConfig(agents=["oracle"], perturbations=["popup@2"])
