@@ -158,8 +158,18 @@ def _new_cases() -> list[Case]:
     ]
     for name in multi_path_scenarios():
         paths = [p.id for p in webharness.get_task(name).golden_paths]
-        cases += [Case(name, f["detour"], at, path) for path in paths for at in (1, 2)]
+        cases += [
+            Case(name, f["detour"], at, path)
+            for path in paths
+            for at in (1, 2)
+            if (name, path, at) not in _NO_HARMLESS_DETOUR
+        ]
     return cases
+
+
+# Where the only way off the path and back is not harmless: with navigate's menu open
+# (after its first key step) the page offers only links, and going back closes the menu.
+_NO_HARMLESS_DETOUR = {("navigate", "menu", 2)}
 
 
 @dataclass(frozen=True)

@@ -79,8 +79,9 @@ DEFINITIONS: dict[FailureCode, str] = {
         "(UNSUPPORTED_CONTROL)."
     ),
     FailureCode.VALIDATION_ERROR: (
-        "The app rejected the agent's input: after the action a field became invalid, or a new "
-        "alert appeared while the page did not move on."
+        "The app, or the browser's constraint validation, rejected the agent's input: after the "
+        "action a field became invalid, a new alert that does not read as a success appeared "
+        "while the page did not move on, or a resubmit met the same rejection again."
     ),
     FailureCode.WAITING_TIMEOUT: (
         "The agent acted or answered before awaited content arrived: an action timed out "
@@ -88,7 +89,8 @@ DEFINITIONS: dict[FailureCode, str] = {
     ),
     FailureCode.USER_INPUT_REQUIRED: (
         "A detail the task withholds (task.params['_withheld']) was needed; the agent never "
-        "asked the user and wrote an invented value instead."
+        "got it from the user (it did not ask, or no reply carried it) and wrote an invented "
+        "value instead."
     ),
     FailureCode.REPEATED_ACTION: (
         "The agent took the same ineffective action three or more times in a row."
