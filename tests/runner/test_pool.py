@@ -83,17 +83,6 @@ def test_two_worker_processes_run_the_same_episodes(browser, tmp_path):
     assert len(attempts) == 4 and all(a.passed for a in attempts)
 
 
-@pytest.mark.slow
-def test_the_ray_backend_runs_the_same_episodes_on_a_local_ray(browser, tmp_path):
-    pytest.importorskip(
-        "ray", reason="Ray is in the dev extra; install it with pip install -e .[dev]"
-    )
-    _, attempts = run(
-        tmp_path, agents=["oracle"], tasks=["form"], seeds=[0, 1], backend="ray", workers=2
-    )
-    assert sorted(a.seed for a in attempts) == [0, 1] and all(a.passed for a in attempts)
-
-
 def _cli_run(out: Path, *options: str) -> list[str]:
     """The ``webharness run`` command line of the oracle over ``form``, into ``out``."""
     return [
