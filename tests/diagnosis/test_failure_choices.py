@@ -264,3 +264,48 @@ def test_an_unambiguous_failure_has_no_runner_up() -> None:
     failure = annotate(trace, FakeAlignment(first_divergence_step=1))
     assert failure.runner_up is None
     assert failure.decided_by is Decision.AT_DIVERGENCE
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_rejection_the_golden_path_never_met_is_not_passed_by_going_on(page: str) -> None:
+    """A wrong value flagged as typed, then the golden path's next steps: the golden run
+    typed a valid value, so going on along it does not get past this rejection."""
+    p = PAGES[page]
+    start: SemanticState = p["start"]
+    flagged = p["bad"].model_copy(
+        update={"elements": [_invalid(e) if e.ref == "e2" else e for e in p["bad"].elements]}
+    )
+    good = p["fixed"].model_copy(
+        update={"alerts": [], "elements": [_valid(e) for e in p["fixed"].elements]}
+    )
+    named = _named(good)
+    golden = run(
+        (p["fill_good"], good),
+        ('fill("e1", "Ada")', named),
+        ("done()", named, NO_CHANGE),
+        start=start,
+        success=True,
+    )
+    trace = run(
+        (p["fill_bad"], flagged),
+        ('fill("e1", "Ada")', _named(flagged)),
+        ("done()", _named(flagged), NO_CHANGE),
+        start=start,
+    )
+    failure = annotate(trace, align(trace, golden))
+    assert (failure.code, failure.step) == (C.VALIDATION_ERROR, 1)
+
+
+def _invalid(e: Any) -> Any:
+    return e.model_copy(update={"invalid": True, "validation_message": "Not valid"})
+
+
+def _valid(e: Any) -> Any:
+    return e.model_copy(update={"invalid": False, "validation_message": ""})
+
+
+def _named(state: SemanticState) -> SemanticState:
+    elements = [
+        e.model_copy(update={"value": "Ada"}) if e.ref == "e1" else e for e in state.elements
+    ]
+    return state.model_copy(update={"elements": elements})

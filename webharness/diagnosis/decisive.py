@@ -6,7 +6,8 @@ golden state ``j`` of the path:
 
 - the app's data are the same rows (nothing saved, created or deleted that the path
   would have to take back);
-- the page is the same (origin and path of the URL);
+- the page is the same (the URL with its query: another product's page, or results of
+  another search, is somewhere else);
 - every control present in both whose value, checked or selected state differs is one
   that a later golden step (after ``j``) writes anyway, so the path overwrites it.
 
@@ -36,11 +37,10 @@ _CARRIES_TARGET = frozenset({"keyboard_type", "press"})  # write into the field 
 
 
 class _Path:
-    """A golden path as the check reads it: per state, its page, rows and written values,
-    and the targets that golden steps after it write."""
+    """A golden path as the check reads it: its states grouped by page and rows, each with
+    its written values and the targets that golden steps after it write."""
 
     def __init__(self, trace: EpisodeTrace, features: Sequence[StateFeatures]) -> None:
-        self.states = [(f.page, f.sets[2], _written(f)) for f in features]
         targets: list[tuple[str, str] | None] = [None]
         last: tuple[str, str] | None = None
         for i in range(1, len(trace.steps)):
@@ -50,23 +50,23 @@ class _Path:
                 target = last
             last = target or last
             targets.append(target)
-        # written_after[j]: the (role, name) targets of golden steps j+1 ..
-        self.written_after: list[frozenset[tuple[str, str]]] = []
+        # the (role, name) targets of the golden steps after each state
+        after: list[frozenset[tuple[str, str]]] = []
         later: set[tuple[str, str]] = set()
         for target in reversed(targets):
-            self.written_after.append(frozenset(later))
+            after.append(frozenset(later))
             if target is not None:
                 later.add(target)
-        self.written_after.reverse()
+        after.reverse()
+        self._by_place: dict[tuple[str, Any], list[tuple[frozenset[Any], frozenset[Any]]]] = {}
+        for f, writes in zip(features, after):
+            self._by_place.setdefault((f.url, f.sets[2]), []).append((f.sets[1], writes))
 
     def admits(self, features: StateFeatures) -> bool:
         """Whether some golden state becomes ``features`` without undoing anything."""
-        written = _written(features)
-        for (page, rows, golden), after in zip(self.states, self.written_after):
-            if page != features.page or rows != features.sets[2]:
-                continue
-            differing = {k[:2] for k in written.keys() & golden.keys() if written[k] != golden[k]}
-            if differing <= after:
+        mine = features.sets[1]
+        for theirs, writes in self._by_place.get((features.url, features.sets[2]), ()):
+            if _rewritten(mine, theirs) <= writes:
                 return True
         return False
 
@@ -103,6 +103,12 @@ def decisive_step(
     return agent.steps[first].index if first > 0 else None
 
 
-def _written(features: StateFeatures) -> dict[Any, Any]:
-    """Each control's written fields (value, checked, selected), by its role+name key."""
-    return {key: flags[_WRITTEN] for key, flags in features.sets[1]}
+def _rewritten(mine: frozenset[Any], theirs: frozenset[Any]) -> set[tuple[str, str]]:
+    """The (role, name) of the controls both states have whose written fields (value,
+    checked, selected) differ. ``mine`` and ``theirs`` hold (key, flags) pairs; only the
+    pairs in one and not the other can differ, so only those are looked at."""
+    a: dict[Any, Any] = {}
+    b: dict[Any, Any] = {}
+    for key, flags in mine ^ theirs:
+        (a if (key, flags) in mine else b)[key] = flags[_WRITTEN]
+    return {k[:2] for k in a.keys() & b.keys() if a[k] != b[k]}

@@ -98,6 +98,9 @@ class Fault:
     # the first divergence expected at the fault step (False: not checked for this fault)
     diverges: bool = False
     hook: Callable[[FaultyAgent], HookFactory] | None = None  # changes the page under the agent
+    # the decisive step expected at the fault step (True) or none at all (False);
+    # None: not checked for this fault
+    decisive: bool | None = None
 
 
 class FaultyAgent:

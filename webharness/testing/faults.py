@@ -193,6 +193,21 @@ def save_unchanged(ctx: FaultContext) -> list[Planned]:
     return [f'click("{saves[0].ref}")']
 
 
+def wrong_choice(ctx: FaultContext) -> list[Planned]:
+    """Click the neighbour of the golden step's target (the next element of its role, or
+    the one before: another product of the list, another link of the menu), then stop."""
+    action, step = ctx.golden_action, ctx.golden_step
+    if action is None or action.ref_target is None or step.target is None:
+        raise FaultSetupError(f"golden step {ctx.agent.at} has no target to choose instead")
+    same = [e for e in ctx.state.elements if e.role == step.target.role and e.in_viewport]
+    at = next((n for n, e in enumerate(same) if e.ref == action.ref_target), None)
+    if at is None or len(same) < 2:
+        role, n = step.target.role, ctx.agent.at
+        raise FaultSetupError(f"no other {role} to choose at golden step {n}")
+    neighbour = same[at + 1] if at + 1 < len(same) else same[at - 1]
+    return [f'click("{neighbour.ref}")']
+
+
 def kill_browser(ctx: FaultContext) -> list[Planned]:
     """Close the browser under the env, then send the golden action into it."""
     if ctx.agent.env is None:
@@ -244,7 +259,7 @@ FAULTS: dict[str, Fault] = {
         # ... or types the rejected value again and resubmits: the same rejection, twice
         Fault("resubmit_same", C.VALIDATION_ERROR, S.UNDERSTANDING, resubmit_same, expect_offset=1),
         # the golden path got past its rejection; the agent stops before the resubmit
-        Fault("stop_after_fix", C.TASK_INCOMPLETE, S.DECISION, stop, diverges=True),
+        Fault("stop_after_fix", C.TASK_INCOMPLETE, S.DECISION, stop, diverges=True, decisive=False),
         Fault("early_answer", C.WAITING_TIMEOUT, S.PERCEPTION, early_answer, eager=True),
         Fault("invent_phone", C.USER_INPUT_REQUIRED, S.DECISION, invent_phone),
         Fault(
@@ -289,6 +304,15 @@ FAULTS: dict[str, Fault] = {
             note=C.OBSERVATION_MISS,
         ),
         # a harmless detour that comes back, then the golden path: passes, diverges there
-        Fault("detour", None, None, detour, then="oracle", diverges=True),
+        Fault("detour", None, None, detour, then="oracle", diverges=True, decisive=False),
+        # an early wrong choice (another link or product), then done(): decisive there
+        Fault(
+            "wrong_choice",
+            C.TASK_INCOMPLETE,
+            S.DECISION,
+            wrong_choice,
+            diverges=True,
+            decisive=True,
+        ),
     ]
 }

@@ -32,6 +32,7 @@ def summary_figures(results: Sequence[CaseResult]) -> dict[str, tuple[int, int]]
     claimed = [r for r in results if r.annotated.false_success]
     actual = [r for r in results if r.expected.false_success]
     diverging = [r for r in results if r.divergence_ok is not None]
+    deciding = [r for r in results if r.decisive_ok is not None]
 
     def agree(field: str) -> int:
         return sum(getattr(r.expected, field) == getattr(r.annotated, field) for r in results)
@@ -44,6 +45,7 @@ def summary_figures(results: Sequence[CaseResult]) -> dict[str, tuple[int, int]]
         "false-success recall": (sum(r.annotated.false_success for r in actual), len(actual)),
         "not executable": (agree("not_executable"), len(results)),
         "exact first divergence": (sum(bool(r.divergence_ok) for r in diverging), len(diverging)),
+        "decisive step": (sum(bool(r.decisive_ok) for r in deciding), len(deciding)),
         "all of them": (sum(r.ok for r in results), len(results)),
     }
 
@@ -87,21 +89,23 @@ def _per_code(results: Sequence[CaseResult]) -> list[str]:
 def _cases(results: Sequence[CaseResult]) -> list[str]:
     lines = [
         "| case | golden path | expected: code @ step, stage | code | step | stage "
-        "| false success | not executable | first divergence |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| false success | not executable | first divergence | decisive step |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:
         e, a = r.expected, r.annotated
         stage = e.stage.value if e.stage else "—"
         found = r.alignment.first_divergence_step if r.alignment else None
         divergence = {None: "", True: "✓"}.get(r.divergence_ok, f"**{found}**")
+        decisive = r.alignment.decisive_step if r.alignment else None
+        decided = {None: "", True: "✓"}.get(r.decisive_ok, f"**{decisive}**")
         lines.append(
             f"| `{r.case.id.split('@')[0]}@{r.case.at}` | {r.case.path or 'first'} "
             f"| {_label(e.code)} @ {e.step if e.step is not None else '—'}, {stage} "
             f"| {_cell(e.code, a.code, _label)} | {_cell(e.step, a.step, str)} "
             f"| {_cell(e.stage, a.stage, lambda s: s.value if s else '—')} "
             f"| {_cell(e.false_success, a.false_success, str)} "
-            f"| {_cell(e.not_executable, a.not_executable, str)} | {divergence} |"
+            f"| {_cell(e.not_executable, a.not_executable, str)} | {divergence} | {decided} |"
         )
     return lines
 

@@ -155,6 +155,9 @@ def _new_cases() -> list[Case]:
         Case("combobox", f["save_unchanged"], 1, "click-option"),
         Case("combobox", f["save_unchanged"], 1, "type-to-filter"),
         Case("clarify", f["vague_then_invent"], 6, "ask-then-fill"),
+        Case("navigate", f["wrong_choice"], 2, "links"),
+        Case("navigate", f["wrong_choice"], 3, "links"),
+        Case("dynamic", f["wrong_choice"], 2, "row-button"),
     ]
     for name in multi_path_scenarios():
         paths = [p.id for p in webharness.get_task(name).golden_paths]
@@ -224,9 +227,25 @@ class CaseResult:
         )
 
     @property
+    def decisive_ok(self) -> bool | None:
+        """For faults that say where the point of no return is: the alignment's decisive
+        step is the fault step (a wrong choice), or there is none (a harmless detour, a
+        stop with nothing broken). None: not a decisive-step case."""
+        expected = self.case.fault.decisive
+        if expected is None:
+            return None
+        found = self.alignment.decisive_step if self.alignment is not None else None
+        return found == (self.fault_step if expected else None)
+
+    @property
     def ok(self) -> bool:
-        """Everything agrees: verdict, recovered-fault note and divergence."""
-        return self.expected == self.annotated and self.notes_ok and self.divergence_ok is not False
+        """Everything agrees: verdict, recovered-fault note, divergence and decisive step."""
+        return (
+            self.expected == self.annotated
+            and self.notes_ok
+            and self.divergence_ok is not False
+            and self.decisive_ok is not False
+        )
 
 
 def expected_verdict(case: Case, agent: FaultyAgent) -> Verdict:

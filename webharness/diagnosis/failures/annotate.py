@@ -234,23 +234,31 @@ def _recovered(failure: StepFailure, trace: EpisodeTrace, alignment: AlignmentLi
     if failure.code is FailureCode.VALIDATION_ERROR:
         return any(
             _validation_cleared(failure.evidence, s.record.state) for s in later
-        ) or _passed_as_golden(failure.step, trace, alignment)
+        ) or _passed_as_golden(failure.step, _flagged(failure.evidence), trace, alignment)
     if failure.code is FailureCode.USER_INPUT_REQUIRED:
         return False  # the invented value stays written
     return any(_achieves(s, failure.evidence) for s in later)
 
 
-def _passed_as_golden(step: int, trace: EpisodeTrace, alignment: AlignmentLike | None) -> bool:
-    """The golden path met the same rejection (the step is paired with a golden state at or
-    above the cut) and the run went on along it: a later step took the golden path's next
-    action to a golden state further on. The golden path's own rejections are part of it.
+def _passed_as_golden(
+    step: int,
+    failure_fields: set[tuple[str, str]],
+    trace: EpisodeTrace,
+    alignment: AlignmentLike | None,
+) -> bool:
+    """The golden path met the same rejection and the run went on along it.
+
+    The same rejection: the step is paired with a golden step of the same action, at or
+    above the cut, and no flagged field's validity differs between the two states. Went
+    on: a later effective step took the golden path's next action to a golden state
+    further on. The golden path's own rejections are part of it.
     """
     matched = list(getattr(alignment, "matched", None) or [])
     if not matched:
         return False
     cut = getattr(alignment, "threshold", 0.0) * getattr(alignment, "start_similarity", 1.0)
     at = next((m for m in matched if m.agent_step == step and m.similarity >= cut), None)
-    if at is None:
+    if at is None or not at.action_matches or _validity_differs(at, failure_fields):
         return False
     changed = {s.index for s in acting_steps(trace) if s.changed and not s.failed}
     return any(
@@ -261,6 +269,16 @@ def _passed_as_golden(step: int, trace: EpisodeTrace, alignment: AlignmentLike |
         and m.agent_step in changed
         for m in matched
     )
+
+
+def _flagged(evidence: Evidence) -> set[tuple[str, str]]:
+    return {(f.role, f.name) for f in evidence.invalid_fields or []}
+
+
+def _validity_differs(pair: Any, fields: set[tuple[str, str]]) -> bool:
+    """Whether a flagged field is valid in one state of the pair and invalid in the other."""
+    changed = pair.element_diff.changed
+    return any((c.role, c.name) in fields and "invalid" in c.fields for c in changed)
 
 
 def _validation_cleared(evidence: Evidence, state: SemanticState) -> bool:
