@@ -80,17 +80,34 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
     )
 
 
-def _execute_run(config: RunConfig, run_dir: Path, resume: bool) -> int:
+def _execute_run(config: RunConfig, run_dir: Path, resume: bool, argv: Sequence[str]) -> int:
     from webharness.reporting.render import format_summary_table
     from webharness.reporting.summary import summarize
-    from webharness.runner import prepare_run, report_run, run_jobs
+    from webharness.runner import expand_jobs, prepare_run, report_run, run_jobs
+    from webharness.runner.interrupts import (
+        RunInterrupted,
+        exit_code,
+        resume_command,
+        terminate_raises,
+    )
     from webharness.runner.progress_bar import Progress
 
     jobs = prepare_run(config, run_dir, resume)
-    print(f"run folder: {run_dir}  episodes to run: {len(jobs)}", file=sys.stderr)
-    with Progress(len(jobs)) as progress:
-        run_jobs(jobs, config, run_dir, on_result=progress.update)
-    attempts = RunFolder(run_dir).read_attempts()
+    grid = len(expand_jobs(config, run_dir))
+    print(f"run folder: {run_dir}  episodes to run: {len(jobs)} of {grid}", file=sys.stderr)
+    folder = RunFolder(run_dir)
+    try:
+        with terminate_raises(), Progress(grid, done=grid - len(jobs)) as progress:
+            run_jobs(jobs, config, run_dir, on_result=progress.update)
+    except (KeyboardInterrupt, RunInterrupted) as exc:
+        kept = len(folder.done_keys())
+        print(
+            f"webharness: interrupted; {kept} of {grid} episodes are kept in {folder.results}; "
+            f"continue with: {resume_command(argv)}",
+            file=sys.stderr,
+        )
+        return exit_code(exc)
+    attempts = folder.read_attempts()
     paths = report_run(run_dir)
     print(format_summary_table(summarize(attempts)))
     print(f"report: {paths['html'].resolve()}")
@@ -99,7 +116,7 @@ def _execute_run(config: RunConfig, run_dir: Path, resume: bool) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """Evaluate agents over tasks, seeds and perturbation stacks; write results and a report."""
-    return _execute_run(_run_config(args), Path(args.out), args.resume)
+    return _execute_run(_run_config(args), Path(args.out), args.resume, args.argv)
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
@@ -111,7 +128,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         perturbations=["", args.perturbation],
         workers=args.workers,
     )
-    return _execute_run(config, Path(args.out), args.resume)
+    return _execute_run(config, Path(args.out), args.resume, args.argv)
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
@@ -285,7 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv  # for the command that resumes an interrupted run
     try:
         return int(args.func(args))
     except ConfigError as exc:

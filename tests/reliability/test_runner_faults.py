@@ -208,3 +208,42 @@ def _children() -> list[int]:
             if int(stat[stat.rindex(")") + 2 :].split()[1]) == me:
                 found.append(int(entry.name))
     return found
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_ends_a_run_with_one_line_and_resume_finishes_it(tmp_path, workers):
+    """Ctrl-C as a terminal sends it: SIGINT to the run's whole process group (its worker
+    processes, Playwright's drivers and the browsers included)."""
+    before = our_browser_pids()
+    out = tmp_path / "run"
+    argv = ["run", "--agents", "oracle,random", "--tasks", "form", "--seeds", "0-2"]
+    argv += ["--no-screenshots", "--obs-mode", "text", "--workers", workers, "--out", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "webharness.cli", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell job has
+    )
+    wait_until(lambda: len(recorded_keys(out)) >= 1 or proc.poll() is not None, 240, 0.1)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    kept = sum(recorded_keys(out).values())
+    assert proc.returncode == 130, stderr[-2000:]
+    lines = [line for line in stderr.splitlines() if line.startswith("webharness:")]
+    assert lines == [
+        f"webharness: interrupted; {kept} of 6 episodes are kept in {out / 'results.jsonl'}; "
+        f"continue with: webharness {' '.join(argv)} --resume"
+    ]
+    assert "Traceback" not in stderr and "exception was never retrieved" not in stderr, stderr
+    assert wait_for_no_browsers(before) == set(), "the interrupted run left Chromium behind"
+    resumed = subprocess.run(
+        [sys.executable, "-m", "webharness.cli", *argv, "--resume"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"{kept}/6" in resumed.stderr  # the bar counts the whole grid
+    assert recorded_keys(out) == expected_keys(out, tasks=["form"], seeds=[0, 1, 2])

@@ -7,6 +7,7 @@ loses only the episodes in flight and ``resume=True`` skips what is done.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -143,9 +144,27 @@ def _process_pool(jobs: list[EpisodeJob], workers: int) -> Iterator[EvalAttempt]
                     continue
                 received += 1
                 yield attempt
+        except BaseException:  # an error, Ctrl-C or SIGTERM: the workers go now, not later
+            _stop_workers(pool)
+            raise
         finally:
             for future in futures:
                 future.cancel()
+
+
+def _stop_workers(pool: Any) -> None:
+    """End the pool's worker processes at once; each closes its browser on SIGTERM.
+
+    ``ProcessPoolExecutor`` gains ``terminate_workers`` in Python 3.14; before it, its
+    processes are only reachable through ``_processes``.
+    """
+    if hasattr(pool, "terminate_workers"):
+        pool.terminate_workers()
+        return
+    for process in list(getattr(pool, "_processes", {}).values()):
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _chunk_failure(futures: list[Any]) -> BaseException | None:
@@ -187,6 +206,8 @@ def _start_pool_worker(finished: Any) -> None:
     """The pool's initializer: each worker process starts its one Worker here."""
     global _FINISHED
     _FINISHED = finished
+    # Ctrl-C reaches the whole process group: the parent decides, and ends the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_dies_with_parent()
     start_worker()
 
@@ -205,7 +226,6 @@ def _worker_dies_with_parent() -> None:
     and sent back as the job's result).
     """
     import ctypes
-    import signal
 
     def leave(*_: Any) -> None:
         stop_worker()

@@ -18,8 +18,16 @@ class Progress:
         ...     run_jobs(jobs, config, run_dir, on_result=progress.update)
     """
 
-    def __init__(self, total: int) -> None:
-        self.bar = tqdm(total=total, unit="ep", file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    def __init__(self, total: int, done: int = 0) -> None:
+        """``total`` episodes in the whole grid, ``done`` of them already (a resumed run)."""
+        self.bar = tqdm(
+            total=total,
+            initial=done,
+            unit="ep",
+            file=sys.stderr,
+            dynamic_ncols=True,
+            smoothing=0.1,
+        )
         self.passed = self.executable = 0
 
     def update(self, attempt: EvalAttempt) -> None:
