@@ -133,10 +133,22 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 def _cmd_record(args: argparse.Namespace) -> int:
     """Record a golden path: a person's clicks and typing (headed), or a script of steps."""
+    import os
+    import shlex
+
     import gymnasium as gym
     import yaml
 
-    from webharness.golden.path_recorder import record_golden_path, scripted_driver, to_yaml
+    from webharness.errors import BrowserError
+    from webharness.golden.path_recorder import (
+        record_golden_path,
+        require_display,
+        scripted_driver,
+        to_yaml,
+        window_failed,
+    )
+
+    command = shlex.join(["webharness", *args.argv])
 
     if args.script:
         try:
@@ -149,10 +161,16 @@ def _cmd_record(args: argparse.Namespace) -> int:
             )
         drive, headless = scripted_driver(steps), True
     else:
+        require_display(command, os.environ)
         drive, headless = _person_drives, False
     env = gym.make(get_task(args.task).env_id, obs_mode="text", headless=headless, max_steps=1000)
     try:
         path = record_golden_path(env, args.seed, drive, path_id=args.id)
+    except BrowserError as exc:
+        failed = None if headless else window_failed(exc, command)
+        if failed is None:
+            raise
+        raise failed from None
     finally:
         env.close()
     text = to_yaml(path)
@@ -166,7 +184,10 @@ def _cmd_record(args: argparse.Namespace) -> int:
 
 def _person_drives(env: object, info: dict) -> None:
     print(f"Task: {info['task'].instruction}", file=sys.stderr)
-    input("Do the task in the browser window, then press Enter here to save the golden path... ")
+    input(
+        "Do the task in the browser window (keep it open), then press Enter here to save "
+        "the golden path... "
+    )
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
 from tests.conftest import play
+from webharness.errors import WebHarnessError
 from webharness.golden.oracle import golden_paths
 from webharness.golden.path_recorder import (
     parameterize,
     record_golden_path,
+    require_display,
     scripted_driver,
     tidy,
     to_yaml,
@@ -127,3 +131,83 @@ def test_the_record_command_prints_task_yaml(browser, tmp_path):
     recorded = GoldenPath.model_validate(yaml.safe_load(out)[0])
     assert recorded.steps[1].value == "{{name}}" and recorded.steps[-1].action == "done"
     assert to_yaml(recorded) == out
+
+
+def record_command(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``webharness record`` in a subprocess, no one at the keyboard, bounded in time (a
+    headed browser that opened would wait for Enter: the timeout fails the test)."""
+    return subprocess.run(
+        [sys.executable, "-m", "webharness.cli", "record", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def without_display() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a display is a Linux question")
+def test_recording_by_hand_without_a_display_says_so_in_one_line_before_any_launch():
+    # No ``browser`` fixture: a launch would fail on the unmarked-test Chromium path with
+    # another message, so this also shows that nothing was launched.
+    done = record_command("form", "--seed", "3", env=without_display())
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("webharness: there is no display")
+    assert "`xvfb-run webharness record form --seed 3`" in done.stderr
+    assert "--script" in done.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X servers are a Linux question")
+def test_a_headed_launch_with_no_x_server_behind_display_says_so_in_one_line(browser):
+    free = next(n for n in range(4242, 4342) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    done = record_command("form", env={**without_display(), "DISPLAY": f":{free}"})
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("webharness: could not open the browser window (")
+    assert "`xvfb-run webharness record form`" in done.stderr and "--script" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("environ", "platform", "refused"),
+    [
+        ({}, "linux", True),
+        ({"DISPLAY": ""}, "linux", True),
+        ({"DISPLAY": ":0"}, "linux", False),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", False),
+        ({}, "darwin", False),
+    ],
+)
+def test_only_a_linux_without_display_or_wayland_is_refused(environ, platform, refused):
+    if refused:
+        with pytest.raises(WebHarnessError, match="xvfb-run webharness record form"):
+            require_display("webharness record form", environ, platform)
+    else:
+        require_display("webharness record form", environ, platform)
+
+
+def test_an_empty_scripted_recording_is_an_error_not_a_done_only_path(browser, tmp_path):
+    script, out = tmp_path / "empty.yaml", tmp_path / "path.yaml"
+    script.write_text("[]\n")
+    done = record_command("form", "--script", str(script), "--out", str(out))
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("webharness: nothing was recorded: ")
+    assert not out.exists()
+
+
+def test_a_window_closed_before_saving_is_an_error_that_says_so(make_env):
+    env = make_env("WebEval/form-v0", obs_mode="text")
+    steps, _ = filled_steps("form", "save-button", seed=1)
+
+    def close_after_acting(env, info):
+        scripted_driver(steps[:1])(env, info)  # a step was recorded, then the window went
+        unwrapped = env.unwrapped
+        unwrapped.runtime.run(unwrapped.episode.session.page.close(), 10)
+
+    with pytest.raises(WebHarnessError, match="window was closed before the recording was saved"):
+        record_golden_path(env, 1, close_after_acting)

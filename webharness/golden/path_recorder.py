@@ -4,19 +4,24 @@ The page records trusted events as semantic steps (role + name, ``js/recorder.js
 they are tidied (one fill per field, focus clicks dropped) and their values turned back
 into the task's ``{{param}}`` placeholders. Headed, a person drives the browser; headless,
 a script of steps drives it through the env's real input events, which is how it is tested.
+A headed recording needs a display: without one it stops before launching, with a line
+that names ``xvfb-run`` and ``--script``; a recording with no step in it is an error.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
 import numpy as np
 import yaml
+from playwright.async_api import Error as PlaywrightError
 
 from webharness.episode.hooks import EpisodeHooks
+from webharness.errors import BrowserError, WebHarnessError
 from webharness.golden.oracle import resolve_step
 from webharness.spec.task_spec import GoldenPath, GoldenStep
 from webharness.trace.models import TaskInstance
@@ -46,14 +51,72 @@ def record_golden_path(
     try:
         _, info = env.reset(seed=seed)
         drive(env, info)
-        raw = unwrapped.runtime.run(unwrapped.episode.session.page.evaluate(_READ_RECORDING), 10)
+        steps = tidy(json.loads(_read_recording(unwrapped)))
     finally:
         unwrapped.hook_factories.remove(_install_recorder)
-    steps = tidy(json.loads(raw))
+    if not steps:
+        raise WebHarnessError(
+            "nothing was recorded: no click, typing or choice reached the page before the "
+            "recording was saved, and a golden path of just `done` would prove nothing; do the "
+            "task's steps in the browser window (or list them in the --script file), then save"
+        )
     params = {k: v for k, v in info["task"].params.items() if not k.startswith("_")}
     templated = [parameterize(step, params) for step in steps]
     return GoldenPath(
         id=path_id, steps=[GoldenStep.model_validate(s) for s in [*templated, {"action": "done"}]]
+    )
+
+
+def _read_recording(unwrapped: Any) -> str:
+    """The steps the page has recorded, as JSON; the window must still be open."""
+    page = unwrapped.episode.session.page
+    try:
+        raw: str = unwrapped.runtime.run(page.evaluate(_READ_RECORDING), 10)
+    except PlaywrightError:
+        browser = page.context.browser
+        if not page.is_closed() and (browser is None or browser.is_connected()):
+            raise
+        raise WebHarnessError(
+            "nothing was recorded: the browser window was closed before the recording was "
+            "saved, and its steps went with it; keep the window open until you press Enter"
+        ) from None
+    return raw
+
+
+def require_display(command: str, environ: Mapping[str, str], platform: str = sys.platform) -> None:
+    """Stop a headed recording on a Linux without a display before it launches a browser.
+
+    Raises:
+        WebHarnessError: neither ``DISPLAY`` nor ``WAYLAND_DISPLAY`` is set.
+    """
+    if platform.startswith("linux") and not (
+        environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
+    ):
+        raise WebHarnessError(
+            f"there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set): "
+            f"{_display_hint(command)}"
+        )
+
+
+def window_failed(exc: BrowserError, command: str) -> WebHarnessError | None:
+    """The one-line error for a headed launch that Playwright refused (no X server behind
+    ``DISPLAY``, most often), or ``None`` when ``exc`` has another cause."""
+    cause = exc.__cause__
+    while cause is not None and not isinstance(cause, PlaywrightError):
+        cause = cause.__cause__
+    if cause is None:
+        return None
+    first_line = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+    return WebHarnessError(
+        f"could not open the browser window ({first_line}); is there a display? "
+        f"{_display_hint(command)}"
+    )
+
+
+def _display_hint(command: str) -> str:
+    return (
+        "recording by hand opens a browser window, so run it under a virtual display, "
+        f"`xvfb-run {command}`, or record a scripted path headless with `--script STEPS.yaml`"
     )
 
 
