@@ -149,7 +149,10 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 f"not a single action call: too deeply nested ({type(exc).__name__})",
             )
         try:
-            result, observed = self._runtime.run(episode.step(parsed), self._step_timeout_s())
+            label = action if isinstance(action, str) else None
+            result, observed = self._runtime.run(
+                episode.step(parsed, label), self._step_timeout_s()
+            )
         except Exception as exc:  # the browser died or hung: the harness's fault
             return self._runtime_failure(episode, action, exc)
         if parse_error is not None:

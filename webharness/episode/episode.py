@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,9 @@ from webharness.semantic import SemanticState
 from webharness.spec.catalogue import shared_assets_dir, task_dir
 from webharness.spec.criteria import CriteriaContext, js_expressions
 from webharness.spec.task_spec import InstantiatedTask, TaskSpec
+
+# Wraps one step's browser work, given the agent's action (Playwright's trace groups).
+StepGroup = Callable[[str], AbstractAsyncContextManager[None]]
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ class Episode:
         self.asked_user = False
         self.final_answer: str | None = None
         self.last: Observed | None = None
+        self.step_group: StepGroup | None = None  # set while Playwright's trace is on
         self._js = js_expressions(spec.success)
 
     @property
@@ -99,8 +105,18 @@ class Episode:
         await self.session.goto(self.start_url, self.options.action_timeout_ms)
         return await self._settle_and_observe(started, "load")
 
-    async def step(self, action: Any) -> tuple[ActionResult, Observed]:
-        """Run the action, let the page settle, observe; report whether anything changed."""
+    async def step(self, action: Any, label: str | None = None) -> tuple[ActionResult, Observed]:
+        """Run the action, let the page settle, observe; report whether anything changed.
+
+        With a ``step_group``, all of it runs inside the group named ``label`` (the agent's
+        action as it was given; the parsed action's DSL by default).
+        """
+        if self.step_group is None:
+            return await self._step(action)
+        async with self.step_group(label if label is not None else action.dsl()):
+            return await self._step(action)
+
+    async def _step(self, action: Any) -> tuple[ActionResult, Observed]:
         before = self.last.fingerprint if self.last else ""
         started = time.perf_counter()
         ctx = ExecContext(self.max_ref, self.allowed_origins, self.options.action_timeout_ms)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import hashlib
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -86,12 +88,33 @@ class BrowserTracing:
 
     It starts once ``reset`` has returned, so it opens on step 0's page (the start page's
     load is not in it), and holds every action, DOM snapshot and screencast frame after.
+    Each env step is one group in it, named after the agent's action, holding the harness's
+    calls of that step (the action's input, the settle, the snapshot, the screenshot).
     """
 
     def __init__(self, env: Any) -> None:
         self.env = env.unwrapped
         self.episode = self.env.episode
-        self._run(self.episode.session.context.tracing.start(screenshots=True, snapshots=True))
+        self.tracing = self.episode.session.context.tracing
+        self._run(self.tracing.start(screenshots=True, snapshots=True))
+        self.episode.step_group = self.group
+
+    @contextlib.asynccontextmanager
+    async def group(self, name: str) -> AsyncIterator[None]:
+        """One step's calls as a group of the trace (on the browser thread). A group that
+        cannot be opened or closed (the context went with the browser) is left out: the
+        step's own error is the one to report."""
+        try:
+            await self.tracing.group(name)
+            opened = True
+        except PlaywrightError:
+            opened = False
+        try:
+            yield
+        finally:
+            if opened:
+                with contextlib.suppress(PlaywrightError):
+                    await self.tracing.group_end()
 
     @property
     def alive(self) -> bool:
@@ -100,7 +123,8 @@ class BrowserTracing:
 
     def stop(self, path: Path) -> None:
         """Stop tracing and write the archive to ``path``."""
-        self._run(self.episode.session.context.tracing.stop(path=path))
+        self.episode.step_group = None
+        self._run(self.tracing.stop(path=path))
 
     def _run(self, coro: Any) -> None:
         self.env.runtime.run(coro, PLAYWRIGHT_TRACE_TIMEOUT_S)
