@@ -42,6 +42,7 @@ FAST_CASES = [
     "form-click_heading@1",
     "form-stop_halfway@5",
     "form-quit_message@1",
+    "form-popup_refused@2-save-button",
 ]
 
 CASES = {c.id: c for c in all_cases()}
@@ -150,6 +151,13 @@ LIVE_SLOW = [
     "richtext-repeat_heading@1",
     "login-hidden_ref@2-phone-code",
     "shop-unknown_ref_then_recover@1",
+    "form-popup_refused@2-save-button",
+    "validation-resubmit_same@8-fix-and-resubmit",
+    "validation-stop_after_fix@9-fix-and-resubmit",
+    "combobox-save_unchanged@1-click-option",
+    "clarify-vague_then_invent@6-ask-then-fill",
+    "navigate-detour@2-links",
+    "dynamic-wrong_choice@2-row-button",
 ]
 
 
@@ -215,7 +223,12 @@ def test_rescoring_a_saved_trace_offline_gives_the_live_diagnosis(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "case_id", ["form-click_heading@1", "validation-never_fix@8-fix-and-resubmit"]
+    "case_id",
+    [
+        "form-click_heading@1",
+        "validation-never_fix@8-fix-and-resubmit",
+        "validation-resubmit_same@8-fix-and-resubmit",
+    ],
 )
 def test_webharness_score_gives_the_runner_s_diagnosis(
     browser: None, tmp_path: Path, case_id: str
@@ -242,7 +255,10 @@ def test_webharness_score_gives_the_runner_s_diagnosis(
         "failure_code",
         "root_cause",
         "failure_step",
+        "failure_runner_up",
+        "failure_decided_by",
         "first_divergence_step",
+        "decisive_step",
         "progress_rate",
     )
     (live,) = read_attempts(RunFolder(tmp_path).results)
