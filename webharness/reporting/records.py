@@ -40,6 +40,7 @@ class EvalAttempt(BaseModel):
     steps: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    retries: int | None = None  # model requests retried (LLM agent); None: not counted
     failure_code: str | None = None  # a FailureCode value
     failure_message: str = ""
     root_cause: str | None = None  # perception, understanding, decision, execution

@@ -30,8 +30,11 @@ from markupsafe import Markup
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from webharness.reporting import formats as fmt
+from webharness.reporting.costs import episode_cost
+from webharness.reporting.formats import format_summary_table  # noqa: F401 (read here by the CLI)
 from webharness.reporting.records import AttemptKey, EvalAttempt
-from webharness.reporting.summary import GroupSummary, Rate, Summary, summarize
+from webharness.reporting.summary import Summary, summarize
 
 MAX_EPISODES = 60  # timelines in one page: beyond this the file gets unwieldy
 MAX_TIMELINE_STEPS = 30  # rows per timeline; longer episodes keep a window round the divergence
@@ -124,65 +127,36 @@ def _html(
     )
 
 
-def format_summary_table(summary: Summary) -> str:
-    """A plain-text table of the per-runner headline numbers, for the terminal."""
-    header = [
-        "runner",
-        "n",
-        "success [95% CI]",
-        "false succ",
-        "give up",
-        "not exec",
-        "steps p50/p95",
-        "time p50",
-    ]
-    rows = [header, *(_table_row(name, g) for name, g in _rows(summary))]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [_aligned(row, widths) for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _aligned(cells: list[str], widths: list[int]) -> str:
-    """The first column (names) left-aligned, numbers right-aligned."""
-    padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
-    return "  ".join(padded).rstrip()
-
-
-def _table_row(name: str, g: GroupSummary) -> list[str]:
-    steps = f"{_num(g.steps.p50)}/{_num(g.steps.p95)}"
-    return [
-        name,
-        str(g.n),
-        _ci(g.success),
-        _pct(g.false_success_rate),
-        _pct(g.false_give_up_rate),
-        f"{g.not_executable} ({_pct(g.not_executable_rate)})",
-        steps,
-        _ms(g.duration_ms.p50),
-    ]
-
-
-def _rows(summary: Summary) -> list[tuple[str, GroupSummary]]:
-    """Runner rows, plus a pooled "all" row when there is more than one runner."""
-    rows = list(summary.runners.items())
-    return rows + [("all", summary.overall)] if len(rows) != 1 else rows
-
-
 def _context(run_dir: Path, attempts: list[EvalAttempt], summary: Summary) -> dict[str, Any]:
+    def cost(attempt: EvalAttempt) -> float | None:
+        return episode_cost(attempt, summary.prices)
+
     runners = list(summary.runners)
     categories = sorted({c for g in summary.runners.values() for c in g.by_category})
     return {
         "title": run_dir.resolve().name,
         "summary": summary,
-        "rows": _rows(summary),
+        "rows": fmt.summary_rows(summary),
         "runners": runners,
         "categories": categories,
         "codes": list(summary.overall.failure_codes),
         "has_pass_k": any(g.pass_k for g in summary.runners.values()),
         "has_gaps": any(g.perturbation_gaps for g in summary.runners.values()),
         "models": sorted({a.model for a in attempts if a.model}),
+        "has_usage": summary.overall.usage.tokens > 0,
+        "tasks": list(summary.overall.usage_by_task),
+        "prices": _prices_used(summary),
+        "episode_cost": lambda a: fmt.cost_text(a.prompt_tokens + a.completion_tokens, cost(a)),
     }
+
+
+def _prices_used(summary: Summary) -> list[str]:
+    """The prices that apply to this run's episodes, as ``name: prompt / completion``."""
+    table = summary.prices
+    return [
+        f"{name}: ${price.prompt:g} / ${price.completion:g}"
+        for name, price in {**table.models, **table.agents}.items()
+    ]
 
 
 # --- timelines ------------------------------------------------------------------------
@@ -338,7 +312,8 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(pct=_pct, pp=_pp, ci=_ci, num=_num, ms=_ms, md=_md_cell)
+    env.filters.update(pct=fmt.pct, pp=fmt.pp, ci=fmt.ci, num=fmt.num, ms=fmt.ms, md=fmt.md_cell)
+    env.filters.update(tokens=fmt.tokens, cost=fmt.cost, cost_per_episode=fmt.cost_per_episode)
     return env
 
 
@@ -352,35 +327,3 @@ def _write_atomic(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.1f}%"
-
-
-def _pp(value: float | None) -> str:
-    """A difference of two rates, in signed percentage points."""
-    return "–" if value is None else f"{value * 100:+.1f} pp"
-
-
-def _ci(rate: Rate) -> str:
-    if rate.rate is None:
-        return "– (n=0)"
-    return f"{_pct(rate.rate)} [{_pct(rate.low)}, {_pct(rate.high)}] ({rate.successes}/{rate.n})"
-
-
-def _num(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
-
-
-def _ms(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return f"{value / 1000:.1f} s" if value >= 1000 else f"{value:.0f} ms"
-
-
-def _md_cell(value: object) -> str:
-    """Text safe inside a Markdown table cell: pipes escaped, newlines flattened."""
-    return str(value).replace("|", "\\|").replace("\n", " ")

@@ -6,6 +6,8 @@ Conventions, applied everywhere below:
   distribution that judges the agent: success, false success, give-up, steps, duration,
   progress, fidelity, pass^k. ``not_executable_rate`` uses all ``n`` episodes, and the
   failure-code and root-cause counts include harness faults so that they stay visible.
+* Tokens and cost (``usage``) count every episode, harness faults included; a cost is
+  None wherever some of the tokens have no price (``webharness.reporting.costs``).
 * Success rates carry a 95% Wilson score interval, which stays inside [0, 1] and is
   sensible at the small n of agent benchmarks (unlike the normal approximation).
 
@@ -27,6 +29,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from webharness.reporting.costs import PriceTable, Usage, usage
 from webharness.reporting.records import EvalAttempt
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
@@ -97,6 +100,8 @@ class GroupSummary(BaseModel):
     root_causes: dict[str, int] = Field(default_factory=dict)  # stage -> failures
     pass_k: list[PassK] = Field(default_factory=list)  # one entry per k > 1 seen
     perturbation_gaps: list[PerturbationGap] = Field(default_factory=list)
+    usage: Usage  # tokens and cost
+    usage_by_task: dict[str, Usage] = Field(default_factory=dict)  # by env id
 
 
 class Summary(BaseModel):
@@ -106,22 +111,34 @@ class Summary(BaseModel):
 
     overall: GroupSummary
     runners: dict[str, GroupSummary] = Field(default_factory=dict)
+    prices: PriceTable = Field(default_factory=PriceTable)  # what the costs were computed with
 
 
-def summarize(attempts: list[EvalAttempt]) -> Summary:
-    """Compute the run's statistics, overall and per runner (runners sorted by name)."""
+def summarize(attempts: list[EvalAttempt], prices: PriceTable | None = None) -> Summary:
+    """Compute the run's statistics, overall and per runner (runners sorted by name).
+
+    Args:
+        attempts: the run's episodes.
+        prices: what tokens cost; without it every token is unpriced (``cost_usd`` None).
+    """
+    prices = prices or PriceTable()
     by_runner: dict[str, list[EvalAttempt]] = defaultdict(list)
     for a in attempts:
         by_runner[a.runner].append(a)
     return Summary(
-        overall=summarize_group(attempts),
-        runners={name: summarize_group(by_runner[name]) for name in sorted(by_runner)},
+        overall=summarize_group(attempts, prices),
+        runners={name: summarize_group(by_runner[name], prices) for name in sorted(by_runner)},
+        prices=prices,
     )
 
 
-def summarize_group(attempts: list[EvalAttempt]) -> GroupSummary:
+def summarize_group(attempts: list[EvalAttempt], prices: PriceTable | None = None) -> GroupSummary:
     """Statistics for one set of attempts; see the module docstring for conventions."""
+    prices = prices or PriceTable()
     ran = [a for a in attempts if not a.not_executable]
+    by_task: dict[str, list[EvalAttempt]] = defaultdict(list)
+    for a in attempts:
+        by_task[a.scenario_id].append(a)
     return GroupSummary(
         n=len(attempts),
         executable=len(ran),
@@ -140,6 +157,8 @@ def summarize_group(attempts: list[EvalAttempt]) -> GroupSummary:
         root_causes=_counts(a.root_cause for a in attempts),
         pass_k=pass_k(attempts),
         perturbation_gaps=perturbation_gaps(attempts),
+        usage=usage(attempts, prices),
+        usage_by_task={task: usage(by_task[task], prices) for task in sorted(by_task)},
     )
 
 
