@@ -265,3 +265,22 @@ def test_webharness_score_gives_the_runner_s_diagnosis(
     (again,) = read_attempts(RunFolder(tmp_path).rescored)
     assert {f: getattr(again, f) for f in fields} == {f: getattr(live, f) for f in fields}
     assert (live.failure_code, live.root_cause) == (case.fault.code.value, case.fault.stage.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "case_id,who",
+    [
+        ("form-bad_email@3-save-button", "browser"),  # Chromium's own email check
+        ("validation-never_fix@8-fix-and-resubmit", "app"),
+        ("clarify-never_fix@7-submit-then-ask", "app"),
+    ],
+)
+def test_the_failure_record_says_who_rejected_the_input(
+    bench: Bench, case_id: str, who: str
+) -> None:
+    result = bench.run(CASES[case_id])
+    fields = result.failure.evidence.invalid_fields or []
+    assert fields and {f.rejected_by for f in fields} == {who}, fields
+    wording = "the browser's constraint validation" if who == "browser" else "the app"
+    assert f"{wording} rejected the input" in result.failure.message
