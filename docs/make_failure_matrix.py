@@ -9,6 +9,7 @@ The section between the ``failure-matrix`` markers of docs/failure-codes.md is r
 
     python docs/make_failure_matrix.py              # every case, writes the docs
     python docs/make_failure_matrix.py form async   # only these scenarios, prints only
+    python docs/make_failure_matrix.py --live       # also live wrappers vs offline re-score
 
 Exits 1 when any case disagrees (every mismatch is a bug to fix, in the annotator or in
 the case).
@@ -17,6 +18,7 @@ the case).
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,8 +35,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fault", action="append", default=[], help="only cases of this fault (repeatable)"
     )
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="also play each case through the diagnosis wrappers and compare with the "
+        "offline re-score of its saved trace",
+    )
     args = parser.parse_args(argv)
     from webharness.testing import SEED, Bench, FaultSetupError, all_cases, matrix_markdown
+    from webharness.testing.live import LiveStack, live_agrees
 
     cases = [
         c
@@ -44,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     partial = bool(args.scenarios or args.fault)
     bench = Bench()
+    live = LiveStack(Path(tempfile.mkdtemp(prefix="live-")), SEED) if args.live else None
+    live_bad: list[str] = []
     results, setup_errors, started = [], [], time.perf_counter()
     try:
         for case in cases:
@@ -54,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
                 setup_errors.append(case.id)
                 continue
             results.append(result)
+            if live is not None and not live_agrees(live.play(case)[0], bench, case.scenario):
+                live_bad.append(case.id)
+                print(f"LIVE {case.id}: live and offline diagnoses differ", flush=True)
             mark = "ok " if result.ok else "BAD"
             print(
                 f"{mark} {case.id}: expected {result.expected}, annotated {result.annotated}",
@@ -61,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             )
     finally:
         bench.close()
+        if live is not None:
+            live.close()
     minutes = (time.perf_counter() - started) / 60
     table = matrix_markdown(results)
     if partial:
@@ -69,10 +85,16 @@ def main(argv: list[str] | None = None) -> int:
         header = (
             f'{len(results)} cases, seed {SEED}, `obs_mode="text"`; '
             "written by `python docs/make_failure_matrix.py` "
-            f"({minutes:.0f} min on a shared 2-core machine)."
+            f"({minutes:.0f} min on a shared 2-core machine)"
+            + (
+                f"; live annotation and the offline re-score of the saved trace agree on "
+                f"{len(results) - len(live_bad)}/{len(results)} cases."
+                if live is not None
+                else "."
+            )
         )
         write_section(f"{header}\n\n{table}")
-    bad = [r.case.id for r in results if not r.ok] + setup_errors
+    bad = [r.case.id for r in results if not r.ok] + setup_errors + live_bad
     print(
         f"{len(cases) - len(bad)}/{len(cases)} cases agree ({minutes:.1f} min)"
         + (f"; mismatches: {bad}" if bad else "")

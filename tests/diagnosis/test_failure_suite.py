@@ -13,11 +13,9 @@ docs/failure-codes.md. The full matrix is ``slow``; a few cases run in the fast 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import gymnasium as gym
 import pytest
 
 import webharness  # noqa: F401  (registers the WebEval/* ids)
@@ -28,11 +26,11 @@ from webharness.testing import (
     SEED,
     Bench,
     CaseResult,
-    FaultyAgent,
     Verdict,
     all_cases,
     expected_verdict,
 )
+from webharness.testing.live import LiveStack
 from webharness.trace.io import load_trace
 
 C = FailureCode
@@ -162,45 +160,11 @@ LIVE_SLOW = [
 
 
 @pytest.fixture(scope="module")
-def live_stack(
-    browser: None, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Callable[[str], gym.Env]]:
+def live_stack(browser: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
     """The diagnosis stack users put on an env, one per scenario (each records its own goldens)."""
-    from webharness.wrappers import FailureAnnotation as Annotate
-    from webharness.wrappers import GoldenTraceAlignment, RecordTrace
-
-    stacks: dict[str, gym.Env] = {}
-
-    def stack(scenario: str) -> gym.Env:
-        if scenario not in stacks:
-            for old in stacks.values():  # one live browser pair at a time
-                old.close()
-            stacks.clear()
-            folder = tmp_path_factory.mktemp(scenario)
-            stacks[scenario] = Annotate(
-                GoldenTraceAlignment(
-                    RecordTrace(
-                        gym.make(f"WebEval/{scenario}-v0", obs_mode="text"),
-                        folder,
-                        screenshots=False,
-                    )
-                )
-            )
-        return stacks[scenario]
-
+    stack = LiveStack(tmp_path_factory.mktemp("live"), SEED)
     yield stack
-    for env in stacks.values():
-        env.close()
-
-
-def play_live(env: gym.Env, agent: FaultyAgent, seed: int) -> dict[str, Any]:
-    """Play through a wrapper stack; the last step's info (with ``failure`` and ``trace_dir``)."""
-    obs, info = env.reset(seed=seed)
-    agent.reset(info["task"])
-    while True:
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
-        if terminated or truncated:
-            return info
+    stack.close()
 
 
 @pytest.mark.parametrize(
@@ -208,13 +172,10 @@ def play_live(env: gym.Env, agent: FaultyAgent, seed: int) -> dict[str, Any]:
     [pytest.param(i, marks=_slow_unless(i in LIVE_CASES)) for i in LIVE_CASES + LIVE_SLOW],
 )
 def test_rescoring_a_saved_trace_offline_gives_the_live_diagnosis(
-    bench: Bench, live_stack: Callable[[str], gym.Env], case_id: str
+    bench: Bench, live_stack: LiveStack, case_id: str
 ) -> None:
     case = CASES[case_id]
-    live = live_stack(case.scenario)
-    agent = FaultyAgent(case.fault, case.at, case.path, live)
-    with agent.hooked(live):
-        info = play_live(live, agent, SEED)
+    info, agent = live_stack.play(case)
     offline = score_trace(load_trace(info["trace_dir"]), bench.goldens(case.scenario))
     assert offline.failure == info["failure"]
     assert offline.alignment == info["alignment"]

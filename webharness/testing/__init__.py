@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Planned,
     )
     from webharness.testing.faults import FAULTS, bad_value, bad_value_fault
+    from webharness.testing.live import LiveStack, live_agrees, play_live
     from webharness.testing.matrix import matrix_markdown, summary_figures
     from webharness.testing.suite import (
         SEED,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "fault_agent": ("Fault", "FaultContext", "FaultSetupError", "FaultyAgent", "Planned"),
     "faults": ("FAULTS", "bad_value", "bad_value_fault"),
+    "live": ("LiveStack", "live_agrees", "play_live"),
     "matrix": ("matrix_markdown", "summary_figures"),
     "suite": (
         "SEED",
@@ -66,14 +68,17 @@ __all__ = [
     "FaultContext",
     "FaultSetupError",
     "FaultyAgent",
+    "LiveStack",
     "Planned",
     "Verdict",
     "all_cases",
     "bad_value",
     "bad_value_fault",
     "expected_verdict",
+    "live_agrees",
     "matrix_markdown",
     "multi_path_scenarios",
+    "play_live",
     "summary_figures",
 ]
 
