@@ -64,6 +64,36 @@ BAD_RUN_ARGUMENTS = [
     (["--tasks", ""], "--tasks '': name at least one task: an env id, a name or a pattern"),
     (["--tasks", "nosuch"], "--tasks 'nosuch': no task matches 'nosuch'."),
     (["--tasks", "form,WebEval/nothing*"], "no task matches 'WebEval/nothing*'"),
+    (
+        ["--agents", "llm[modle=a]"],
+        "--agents 'llm[modle=a]': agent 'llm' has no option 'modle'. Did you mean: 'model'?",
+    ),
+    (["--agents", "oracle,llm[model=a"], "'oracle,llm[model=a' lacks a closing ']'"),
+    (["--agents", "llm[model=a]]"], "closes ']' without opening it"),
+    (["--agents", "llm:model=a"], "options go in brackets: llm[model=a]"),
+    (["--agents", "llm[model]"], "'model' in 'llm[model]' is not key=value"),
+    (["--agents", "llm[model=a],llm[ model=a ]"], "'llm[model=a]' is listed twice"),
+    (["--agents", "llm[price_prompt=1]"], "give price_prompt and price_completion together"),
+    (
+        ["--agents", "random[done_prob=2]"],
+        "--agents 'random[done_prob=2]': cannot be made: done_prob=2 must be between 0 and 1",
+    ),
+    (["--agent-option", "model"], "--agent-option 'model': 'model' is not key=value"),
+    (["--agent-option", "model="], "--agent-option 'model=': 'model=' has no value after '='"),
+    (
+        ["--agent-option", "sed=2"],
+        "--agent-option 'sed=2': no agent of the run takes 'sed'. oracle takes path_id",
+    ),
+    (
+        ["--agents", "oracle,random", "--agent-option", "sed=2"],
+        "no agent of the run takes 'sed'. Did you mean: 'seed'?",
+    ),
+    (["--agent-option", "x=[1, 2]"], "--agent-option 'x=[1, 2]': 'x=[1, 2]': x must be a single"),
+    (
+        ["--agents", "random", "--agent-option", "seed=1", "--agent-option", "seed=2"],
+        "--agent-option 'seed=2': 'seed' is given twice",
+    ),
+    (["--prices", "/no/such.yaml"], "--prices '/no/such.yaml': cannot be read"),
     (["--workers", "two"], "argument --workers: invalid int value: 'two'"),
     (["--obs-mode", "audio"], "argument --obs-mode: invalid choice: 'audio'"),
 ]
@@ -142,3 +172,15 @@ def test_a_config_built_in_code_refuses_the_same_values():
     assert (caught.value.field, caught.value.value) == ("seeds", -2)
     with pytest.raises(ValueError, match="popup@2"):  # pydantic's ValidationError
         RunConfig(agents=["oracle"], perturbations=["popup@2"])
+
+
+def test_a_bad_prices_file_is_one_line_naming_the_model_and_field(tmp_path, capsys):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("gpt-x: {prompt: 0.15, completion: -1}\n")
+    out = tmp_path / "run"
+    argv = ["run", "--out", str(out), "--prices", str(prices)]
+    _assert_one_usage_line(
+        *_cli(argv, capsys),
+        f"--prices '{prices}': gpt-x.completion: input should be greater than or equal to 0",
+    )
+    assert not out.exists()

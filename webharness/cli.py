@@ -64,8 +64,16 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _run_config(args: argparse.Namespace) -> RunConfig:
+    from webharness.agents.specs import AgentSpecError, split_agent_specs
+
+    try:
+        agents = split_agent_specs(args.agents)
+    except AgentSpecError as exc:
+        raise ConfigError("agents", args.agents, str(exc)) from None
     return RunConfig.checked(
-        agents=_csv(args.agents),
+        agents=agents,
+        agent_options=_agent_options(args.agent_option or []),
+        prices=_prices(args.prices),
         tasks=_csv(args.tasks),
         seeds=parse_seeds(args.seeds),
         perturbations=[p.strip() for p in args.perturbations.split(";")],
@@ -78,6 +86,34 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         log_prompts=args.log_prompts,
         playwright_trace=args.playwright_trace,
     )
+
+
+def _agent_options(written: list[str]) -> dict[str, object]:
+    """``--agent-option KEY=VALUE``, each value read as a YAML scalar; a key once."""
+    from webharness.agents.specs import AgentSpecError, parse_option
+
+    options: dict[str, object] = {}
+    for text in written:
+        try:
+            key, value = parse_option(text)
+        except AgentSpecError as exc:
+            raise ConfigError("agent_option", text, str(exc)) from None
+        if key in options:
+            raise ConfigError("agent_option", text, f"{key!r} is given twice; give it once")
+        options[key] = value
+    return options
+
+
+def _prices(path: str | None) -> dict[str, object]:
+    """The ``--prices`` file's table (none without the option)."""
+    from webharness.reporting.costs import PriceError, load_prices
+
+    if path is None:
+        return {}
+    try:
+        return dict(load_prices(path))
+    except PriceError as exc:
+        raise ConfigError("prices", path, str(exc)) from None
 
 
 def _execute_run(config: RunConfig, run_dir: Path, resume: bool, argv: Sequence[str]) -> int:
@@ -109,7 +145,7 @@ def _execute_run(config: RunConfig, run_dir: Path, resume: bool, argv: Sequence[
         return exit_code(exc)
     attempts = folder.read_attempts()
     paths = report_run(run_dir)
-    print(format_summary_table(summarize(attempts)))
+    print(format_summary_table(summarize(attempts, folder.price_table())))
     print(f"report: {paths['html'].resolve()}")
     return 0
 
@@ -209,7 +245,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     folder = RunFolder.existing(args.run)
     attempts = score_run(folder)
     out = folder.write_rescored(attempts)
-    print(format_summary_table(summarize(attempts)))
+    print(format_summary_table(summarize(attempts, folder.price_table())))
     print(f"re-scored attempts: {out}")
     return 0
 
@@ -237,6 +273,8 @@ def _usage_line(exc: ConfigError, args: argparse.Namespace) -> str:
     for dest in (exc.field, exc.field.removesuffix("s")):
         if dest in vars(args):
             typed = getattr(args, dest)
+            if isinstance(typed, list):  # a repeated option: the one at fault
+                typed = exc.value
             shown = repr(typed) if isinstance(typed, str) else str(typed)
             return f"--{dest.replace('_', '-')} {shown}: {exc.problem}"
     return str(exc)
@@ -258,7 +296,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--agents",
         default="oracle",
-        help="comma-separated: oracle,heuristic,random,llm or module:Class",
+        help="comma-separated: oracle,heuristic,random,llm or module:Class, each with its own "
+        "options in brackets if wanted: 'oracle,llm[model=a],llm[model=b,temperature=0.2]'",
+    )
+    run.add_argument(
+        "--agent-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option for every agent that takes it (repeatable), e.g. model=gpt-4o-mini; "
+        "values are YAML scalars (0.2, true); an agent's own [options] win",
+    )
+    run.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="YAML/JSON: model -> {prompt: USD, completion: USD} per million tokens, for costs",
     )
     run.add_argument("--tasks", default="WebEval/*", help="comma-separated env ids or patterns")
     run.add_argument("--seeds", default="0-2", help="a range 0-4 or a list 0,3,7")

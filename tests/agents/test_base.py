@@ -113,6 +113,6 @@ def test_agent_usage_is_zero_for_agents_without_usage():
 
 
 def test_exports_are_complete():
-    submodules = {"base", "heuristic", "llm", "random_agent"}
+    submodules = {"base", "heuristic", "llm", "random_agent", "specs"}
     public = {n for n in vars(agents) if not n.startswith("_")} - submodules
     assert public == set(agents.__all__)

@@ -21,14 +21,14 @@ def test_expand_jobs_makes_one_job_per_agent_task_stack_seed_and_trial_grouped_b
         perturbations=["", "popup"],
         trials=2,
         log_prompts=True,
-        agent_options={"temperature": 0.0},
+        agent_options={"seed": 7},
     )
     jobs = expand_jobs(config, tmp_path)
     assert len({j.key() for j in jobs}) == len(jobs) == 2 * 2 * 2 * 3 * 2
     envs = [(j.agent, j.env_id, j.perturbations) for j in jobs]
     switches = sum(a != b for a, b in zip(envs, envs[1:]))
     assert switches == len(set(envs)) - 1  # each env's jobs come one after another
-    assert jobs[0].agent_options == {"temperature": 0.0, "log_prompts": True}
+    assert jobs[0].agent_options == {"seed": 7, "log_prompts": True}
     assert all(j.run_dir == str(tmp_path) for j in jobs)
 
 

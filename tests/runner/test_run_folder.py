@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from webharness.reporting.records import EvalAttempt
 from webharness.runner import EpisodeJob, RunConfig, RunError, RunFolder
 
 FORM = "WebEval/form-v0"
@@ -56,9 +57,12 @@ def test_prepare_writes_the_manifest_and_a_resumed_run_says_what_it_continues(tm
 
 def test_prepare_drops_a_torn_last_result_line(tmp_path):
     folder = RunFolder(tmp_path)
-    folder.results.write_text('{"whole": 1}\n{"torn": ')
+    whole = EvalAttempt(
+        scenario_id="WebEval/form-v0", category="form", runner="oracle", seed=0, passed=True
+    ).model_dump_json()
+    folder.results.write_text(whole + '\n{"torn": ')
     folder.prepare(RunConfig(agents=["oracle"], tasks=["form"]), 1)
-    assert folder.results.read_text() == '{"whole": 1}\n'
+    assert folder.results.read_text() == whole + "\n"
 
 
 def test_golden_traces_are_recorded_once_and_a_half_made_folder_again(

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
+from webharness.agents.specs import parse_agent_spec
 from webharness.errors import WebHarnessError, did_you_mean
 from webharness.trace.models import TaskInstance
 
@@ -68,12 +69,16 @@ def agent_usage(agent: Any) -> TokenUsage:
 
 def load_agent(spec: str, **options: Any) -> Agent:
     """Make an agent from a built-in name (``oracle``, ``random``, ``heuristic``, ``llm``)
-    or a ``package.module:ClassName`` path; ``options`` go to its constructor.
+    or a ``package.module:ClassName`` path; ``options`` go to its constructor. A spec with
+    options, ``llm[model=gpt-x]``, adds its own (``options`` win over them).
 
     Raises:
         AgentLoadError: the name is unknown, the import fails, the options don't fit the
             constructor, or the object made is not an agent.
     """
+    if "[" in spec:  # name[key=value,...]: the spec's options, under the ones passed here
+        parsed = parse_agent_spec(spec)
+        spec, options = parsed.name, {**parsed.agent_options, **options}
     target = BUILTIN_AGENTS.get(spec, spec)
     if ":" not in target:
         raise AgentLoadError(
@@ -95,7 +100,8 @@ def load_agent(spec: str, **options: Any) -> Agent:
 def accepted_options(spec: str) -> frozenset[str] | None:
     """The option names the agent's constructor takes (None: it takes any), e.g. so that a
     runner passes ``log_prompts`` only to agents that know it."""
-    factory = _import(spec, BUILTIN_AGENTS.get(spec, spec))
+    name = parse_agent_spec(spec).name if "[" in spec else spec
+    factory = _import(name, BUILTIN_AGENTS.get(name, name))
     try:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):

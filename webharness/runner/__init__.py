@@ -13,12 +13,12 @@ job), ``pool`` (running the jobs), ``ray_backend``, ``rescore`` (re-scoring and 
 report), ``progress_bar``.
 """
 
+from webharness.runner.agent_specs import check_agent
 from webharness.runner.config import (
     ConfigError,
     EpisodeJob,
     RunConfig,
     RunError,
-    check_agent,
     check_stack,
     expand_jobs,
     match_tasks,

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import fnmatch
-import importlib
-import inspect
 import math
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from typing_extensions import Self
 
 from webharness.errors import WebHarnessError, did_you_mean
+from webharness.reporting.costs import Price, PriceTable
 from webharness.reporting.records import AttemptKey
 
 # A run of more seeds than this is a typo (0-99999999), not an evaluation; its job list
@@ -63,7 +69,8 @@ class RunConfig(BaseModel):
     ray_address: str | None = None
     obs_mode: str = "both"
     screenshots: bool = True  # PNGs in the traces (for the HTML timelines)
-    agent_options: dict[str, Any] = Field(default_factory=dict)
+    agent_options: dict[str, Any] = Field(default_factory=dict)  # for each agent that takes it
+    prices: dict[str, Price] = Field(default_factory=dict)  # by model, USD per million tokens
     log_prompts: bool = False
     playwright_trace: bool = False  # Playwright's trace.zip in each agent episode's folder
 
@@ -84,7 +91,28 @@ class RunConfig(BaseModel):
     @field_validator("agents")
     @classmethod
     def _agents(cls, agents: list[str]) -> list[str]:
-        return _listed("agents", agents, f"name at least one agent: {_AGENT_HELP}", check_agent)
+        from webharness.agents.specs import parse_agent_spec
+        from webharness.runner.agent_specs import AGENT_HELP, check_agent
+
+        if not agents:
+            raise ConfigError("agents", agents, f"name at least one agent: {AGENT_HELP}")
+        specs = [check_agent(agent) for agent in agents]  # as read back: llm[model=a]
+        _no_repeats("agents", [parse_agent_spec(spec).label for spec in specs])
+        return specs
+
+    @model_validator(mode="after")
+    def _agent_options(self) -> Self:
+        from webharness.runner.agent_specs import check_run_options
+
+        check_run_options(self.agents, self.agent_options)
+        return self
+
+    def price_table(self) -> PriceTable:
+        """The prices the run's costs are computed with: ``prices`` by model, and each
+        agent's own (``price_prompt``/``price_completion`` in its spec or ``agent_options``)."""
+        from webharness.runner.agent_specs import price_table
+
+        return price_table(self.agents, self.agent_options, self.prices)
 
     @field_validator("tasks")
     @classmethod
@@ -123,7 +151,6 @@ class RunConfig(BaseModel):
 
 
 _T = TypeVar("_T")
-_AGENT_HELP = "oracle, heuristic, random, llm, or 'package.module:ClassName'"
 _TOO_MANY_SEEDS = f"at most {MAX_SEEDS:,} seeds per run; split a larger sweep into runs"
 _SEEDS_SYNTAX = "write a range 0-4, a list 0,3,7 or both 0-4,9 (whole numbers of 0 or more)"
 
@@ -234,47 +261,12 @@ def _stack_strength(stack: str, written: str) -> float:
     return strength
 
 
-def check_agent(spec: str) -> str:
-    """``spec`` if it names a built-in agent or an importable class with ``reset`` and
-    ``act``; the agent is not made (its options may come later).
-
-    Raises:
-        ConfigError: an unknown name, a module that cannot be imported, or an object that
-            is not an agent class.
-    """
-    from webharness.agents.base import BUILTIN_AGENTS, accepted_options
-
-    if spec in BUILTIN_AGENTS:
-        return spec
-    if ":" not in spec:
-        hint = did_you_mean(spec, BUILTIN_AGENTS)
-        raise ConfigError("agents", spec, f"no agent called {spec!r}.{hint} Use {_AGENT_HELP}")
-    try:
-        accepted_options(spec)  # imports it; the errors name what is wrong
-    except WebHarnessError as exc:
-        raise ConfigError("agents", spec, str(exc)) from None
-    except Exception as exc:  # the module itself fails to import (a syntax error, ...)
-        raise ConfigError("agents", spec, f"importing {spec!r} failed: {exc!r}") from None
-    module, _, name = spec.partition(":")
-    target = getattr(importlib.import_module(module), name)
-    if inspect.isclass(target):
-        missing = [m for m in ("reset", "act") if not callable(getattr(target, m, None))]
-        if not missing:
-            return spec
-        problem = f"{spec!r} has no {' or '.join(missing)} method: not an agent class"
-    elif inspect.isfunction(target):
-        return spec  # a factory: what it makes is checked when the run loads it
-    else:
-        problem = f"{spec!r} names a {type(target).__name__}, not an agent class"
-    raise ConfigError("agents", spec, f"{problem}; name a class such as {_AGENT_HELP}")
-
-
 class EpisodeJob(BaseModel):
     """One episode to run, self-contained so it can cross a process or a cluster."""
 
     model_config = ConfigDict(extra="forbid")
 
-    agent: str
+    agent: str  # the agent's label: its spec without prices, e.g. llm[model=gpt-x]
     env_id: str
     seed: int
     trial: int = 0
@@ -308,10 +300,13 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
             f"the run would have {count:,} episodes (agents x tasks x perturbation stacks x "
             f"seeds x trials), more than {MAX_EPISODES:,}; split it into smaller runs"
         )
-    options = {**config.agent_options, **({"log_prompts": True} if config.log_prompts else {})}
+    from webharness.agents.specs import PRICE_OPTIONS, parse_agent_spec
+
+    options = {k: v for k, v in config.agent_options.items() if k not in PRICE_OPTIONS}
+    options.update({"log_prompts": True} if config.log_prompts else {})
     return [
         EpisodeJob(
-            agent=agent,
+            agent=parse_agent_spec(agent).label,
             env_id=env_id,
             seed=seed,
             trial=trial,

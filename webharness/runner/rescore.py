@@ -39,7 +39,7 @@ def rescore(
         prompt_tokens=attempt.prompt_tokens,
         completion_tokens=attempt.completion_tokens,
         trace_dir=attempt.trace_dir,
-    )
+    ).model_copy(update={"retries": attempt.retries})  # what scoring does not read
     return trace, score, again
 
 
@@ -117,7 +117,9 @@ def report_run(run_dir: Path | RunFolder, max_episodes: int = 60) -> dict[str, P
         view = episode_view(run_dir, attempt)
         if view is not None:
             views[attempt.key()] = view
-    return folder.write_report(attempts, summarize(attempts), views, max_episodes)
+    return folder.write_report(
+        attempts, summarize(attempts, folder.price_table()), views, max_episodes
+    )
 
 
 def _step_view(

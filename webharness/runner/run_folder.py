@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -19,8 +20,10 @@ import shutil
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from webharness.agents.specs import identity_changes
+from webharness.reporting.costs import PriceTable
 from webharness.reporting.records import AttemptKey, EvalAttempt, append_attempt, read_attempts
 from webharness.runner.config import EpisodeJob, RunConfig, RunError
 from webharness.trace.io import TraceError, load_trace
@@ -167,17 +170,57 @@ class RunFolder:
             raise self.storage_error(f"appending to {self.results}", exc) from exc
 
     def prepare(self, config: RunConfig, episodes: int) -> None:
-        """Make the folder, drop a torn last result line, and write the manifest.
+        """Make each agent once (to try its options), check that the agents which already
+        have episodes here are the same (a resumed run), make the folder, drop a torn last
+        result line, and write the manifest.
 
         Raises:
-            RunError: the folder cannot be written.
+            RunError: an agent with episodes here has changed (another model, other
+                options), or the folder cannot be written.
+            ConfigError: an agent refuses its options.
+            AgentUnavailableError: an agent cannot act at all (an LLM without a key).
         """
+        from webharness.runner.agent_specs import agent_identities
+
+        agents = agent_identities(config.agents, config.agent_options)
+        before = self._read_manifest()
+        self._check_same_agents(before.get("agents", {}), agents)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             self._drop_torn_line()
-            self._write_manifest(config, episodes)
+            self._write_manifest(config, episodes, before, agents)
         except OSError as exc:
             raise self.storage_error(f"preparing the run folder {self.root}", exc) from exc
+
+    def price_table(self) -> PriceTable:
+        """The prices the run was given (none when its manifest names none)."""
+        return PriceTable.model_validate(self._read_manifest().get("prices", {}))
+
+    def _read_manifest(self) -> dict[str, Any]:
+        try:
+            manifest = json.loads(self.manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # none yet, or torn: nothing to compare with
+            return {}
+        return manifest if isinstance(manifest, dict) else {}
+
+    def _check_same_agents(
+        self, before: dict[str, dict[str, Any]], now: dict[str, dict[str, Any]]
+    ) -> None:
+        """Refuse to add episodes to a row whose agent changed since they were played."""
+        models: dict[str, set[str | None]] = {}
+        for attempt in self.read_attempts():
+            models.setdefault(attempt.runner, set()).add(attempt.model)
+        changed = []
+        for label, identity in now.items():
+            if label not in models:
+                continue  # no episode yet: nothing to mix with
+            # A manifest from before identities were kept: the results' models tell.
+            was = before.get(label) or {**identity, "model": _only(models[label])}
+            changes = identity_changes(was, identity)
+            if changes:
+                changed.append((label, identity, changes))
+        if changed:
+            raise RunError(_changed_agents(self.root, changed))
 
     def _drop_torn_line(self) -> None:
         """Cut a last line a killed run left half-written, so the next append starts clean."""
@@ -188,7 +231,13 @@ class RunFolder:
             if data and not data.endswith(b"\n"):
                 f.truncate(data.rfind(b"\n") + 1)
 
-    def _write_manifest(self, config: RunConfig, episodes: int) -> None:
+    def _write_manifest(
+        self,
+        config: RunConfig,
+        episodes: int,
+        before: dict[str, Any],
+        agents: dict[str, dict[str, Any]],
+    ) -> None:
         import gymnasium as gym
         import playwright
 
@@ -205,9 +254,12 @@ class RunFolder:
                 "playwright": getattr(playwright, "__version__", "unknown"),
             },
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+            # Every agent that played here, as made: what a resumed run must match.
+            "agents": {**before.get("agents", {}), **agents},
+            "prices": _merged_prices(before.get("prices", {}), config.price_table()),
         }
         if self.manifest.exists():  # a resumed run says which start it continues
-            manifest["resumed_from"] = json.loads(self.manifest.read_text()).get("started_at")
+            manifest["resumed_from"] = before.get("started_at")
         tmp = self.manifest.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest, indent=2, default=str))
         os.replace(tmp, self.manifest)
@@ -247,10 +299,46 @@ class RunFolder:
         return write_report(self.root, attempts, summary, episodes, max_episodes=max_episodes)
 
 
+def _only(models: set[str | None]) -> str | None:
+    """The one model a row's episodes ran with (the first named, if they disagree)."""
+    named = sorted(m for m in models if m)
+    return named[0] if named else None
+
+
+def _changed_agents(root: Path, changed: list[tuple[str, dict[str, Any], list[str]]]) -> str:
+    """One line: which agents changed and how, and the two ways on."""
+    from webharness.agents.specs import AgentSpec, parse_agent_spec
+
+    said = "; ".join(f"agent {label!r} changed: {', '.join(c)}" for label, _, c in changed)
+    label, identity, _ = changed[0]
+    spec = parse_agent_spec(label)
+    options = {**spec.options, **identity["options"]}
+    if identity.get("model"):
+        options["model"] = identity["model"]
+    own_row = AgentSpec(name=spec.name, options=options).label
+    return (
+        f"--resume: {root} holds episodes of an agent that has changed since ({said}). "
+        f"Resume with the agent as it was, or run the new one as its own row, e.g. "
+        f"--agents '{own_row}'"
+    )
+
+
+def _merged_prices(before: dict[str, Any], now: PriceTable) -> dict[str, Any]:
+    """A resumed run's prices: the earlier ones, with this run's on top."""
+    earlier = PriceTable.model_validate(before) if before else PriceTable()
+    return PriceTable(
+        models={**earlier.models, **now.models}, agents={**earlier.agents, **now.agents}
+    ).model_dump()
+
+
 def _load_goldens(folder: Path) -> list[EpisodeTrace]:
     return [load_trace(p) for p in sorted(folder.iterdir()) if p.is_dir()]
 
 
 def _safe(name: str) -> str:
-    """An agent name as a folder name (``module:Class`` has a colon)."""
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    """An agent label as a folder name (``module:Class`` has a colon); a label with options
+    ends with a hash of it, so two labels never share a folder."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    if "[" not in name:
+        return safe
+    return f"{safe[:80]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"

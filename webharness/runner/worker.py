@@ -84,12 +84,10 @@ class Worker:
             AgentUnavailableError: the agent's model cannot be reached; the run stops.
             RunError: the trace or the golden traces cannot be written; the run stops.
         """
-        from webharness.agents import load_agent
-
         folder = RunFolder(job.run_dir)
         trace_dir = folder.trace_dir(job)
         episode = folder.episode_dir(trace_dir)
-        agent = load_agent(job.agent, **_options_for(job.agent, job.agent_options))
+        agent = _make_agent(job.agent, job.agent_options)
         env = self.env(job.env_id, job.obs_mode, job.perturbations)
         started = time.perf_counter()
         writing = f"writing the trace of {job.env_id} seed {job.seed} to {episode}"
@@ -116,7 +114,7 @@ class Worker:
                 f"writing the golden traces or transcript of {job.env_id} seed {job.seed}", exc
             ) from exc
         usage = getattr(agent, "usage", None)
-        return attempt_record(
+        attempt = attempt_record(
             trace,
             score_trace(trace, goldens),
             runner=job.agent,
@@ -128,6 +126,8 @@ class Worker:
             completion_tokens=getattr(usage, "completion_tokens", 0),
             trace_dir=trace_dir,
         )
+        retries = getattr(getattr(agent, "stats", None), "retries", None)
+        return attempt.model_copy(update={"retries": retries}) if retries is not None else attempt
 
     def _goldens(self, job: EpisodeJob, folder: RunFolder) -> list[EpisodeTrace]:
         """The task's golden traces for this seed: kept, saved in the run, or recorded now."""
@@ -217,14 +217,14 @@ def apply_perturbations(env: gym.Env, stack: str) -> gym.Env:
     return perturb(env, names, strength=float(strength) if strength else 0.5)
 
 
-def _options_for(agent: str, options: dict[str, Any]) -> dict[str, Any]:
-    """The run's agent options this agent takes (``log_prompts`` means nothing to the oracle)."""
-    from webharness.agents import accepted_options
+def _make_agent(label: str, run_options: dict[str, Any]) -> Any:
+    """The agent of a job: its spec's options (``llm[model=a]``) over the run's options
+    that it takes (``log_prompts`` means nothing to the oracle)."""
+    from webharness.agents import load_agent
+    from webharness.runner.agent_specs import made_with
 
-    accepted = accepted_options(agent)
-    return (
-        dict(options) if accepted is None else {k: v for k, v in options.items() if k in accepted}
-    )
+    name, options = made_with(label, run_options)
+    return load_agent(name, **options)
 
 
 def _save_transcript(agent: Any, trace_dir: Path) -> None:
