@@ -92,11 +92,14 @@ def test_resume_refuses_another_model_for_the_same_row_and_runs_a_new_label_apar
     assert all("agent 'llm' changed: model 'model-a' -> 'model-b'" in line for line in lines)
     assert RunFolder(out).results.read_text() == before  # nothing was played
 
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("model-b: {prompt: 1, completion: 2}\n")
     apart = [*base, "--agents", "llm[model=model-b]", "--seeds", "0", "--resume"]
-    assert main(apart) == 0
+    assert main([*apart, "--prices", str(prices)]) == 0
     rows = [(a.runner, a.model) for a in RunFolder(out).read_attempts()]
     assert rows == [("llm", "model-a"), ("llm[model=model-b]", "model-b")]
     table = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in table[2:5]] == ["llm", "llm[model=model-b]", "all"]
     assert table[0].split()[-3:] == ["tokens", "in/out", "cost"]
     assert table[2].split()[-3:] == ["1,000/20", "no", "price"]
+    assert table[3].split()[-2:] == ["500/10", "$0.00052"]
