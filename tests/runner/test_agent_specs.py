@@ -183,3 +183,26 @@ def test_prices_given_on_resume_add_to_the_earlier_ones(tmp_path: Path):
     folder.prepare(RunConfig(agents=["oracle"], prices={"m-b": b}), 1)
     assert folder.price_table() == PriceTable(models={"m-a": a, "m-b": b})
     assert RunFolder(tmp_path / "none").price_table() == PriceTable()
+
+
+class AnyOptions:
+    """An agent that takes any option (``**options``)."""
+
+    name = "any"
+
+    def __init__(self, **options: object) -> None:
+        self.options = options
+
+    def reset(self, instance: object) -> None:
+        pass
+
+    def act(self, obs: object, info: object) -> str:
+        return "done()"
+
+
+def test_an_agent_that_takes_any_option_takes_run_options_but_not_half_a_price():
+    spec = f"{__name__}:AnyOptions"
+    config = RunConfig.checked(agents=[spec], agent_options={"anything": 1})
+    assert made_with(spec, config.agent_options) == (spec, {"anything": 1})
+    with pytest.raises(ConfigError, match="give price_prompt and price_completion together"):
+        RunConfig.checked(agents=[spec], agent_options={"price_prompt": 1})

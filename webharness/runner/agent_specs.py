@@ -50,6 +50,7 @@ def check_run_options(agents: list[str], options: dict[str, Any]) -> None:
     from webharness.agents import accepted_options
     from webharness.agents.specs import PRICE_OPTIONS, parse_agent_spec
 
+    _price_of("agent options", options)
     names = [parse_agent_spec(a).name for a in agents]
     takes = {name: accepted_options(name) for name in names}
     if any(accepted is None for accepted in takes.values()):
@@ -65,7 +66,6 @@ def check_run_options(agents: list[str], options: dict[str, Any]) -> None:
             f"{key}={value}",
             f"no agent of the run takes {key!r}.{did_you_mean(key, known)} {listed}",
         )
-    _price_of("agent options", options)
 
 
 def price_table(agents: list[str], options: dict[str, Any], models: dict[str, Price]) -> PriceTable:
