@@ -84,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         header = (
             f'{len(results)} cases, seed {SEED}, `obs_mode="text"`; '
-            "written by `python docs/make_failure_matrix.py` "
+            "written by `python docs/make_failure_matrix.py"
+            + (" --live" if live is not None else "")
+            + "` "
             f"({minutes:.0f} min on a shared 2-core machine)"
             + (
                 f"; live annotation and the offline re-score of the saved trace agree on "
