@@ -111,7 +111,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
 
 def split_agent_specs(text: str) -> list[str]:
     """The specs of a comma-separated list, split at the commas outside brackets."""
-    return [part.strip() for part in _split(text, text, depth_ok=True) if part.strip()]
+    return [part.strip() for part in _split(text, text, specs=True) if part.strip()]
 
 
 def parse_option(text: str, where: str = "") -> tuple[str, Any]:
@@ -148,17 +148,18 @@ def parse_option(text: str, where: str = "") -> tuple[str, Any]:
     return key, value
 
 
-def _split(text: str, whole: str, depth_ok: bool = False) -> list[str]:
-    """``text`` cut at top-level commas: not inside quotes or (with ``depth_ok``) brackets."""
+def _split(text: str, whole: str, specs: bool = False) -> list[str]:
+    """``text`` cut at its commas outside quotes: a list of ``specs`` (cut outside brackets
+    too), or one spec's options (where a bracket must be quoted)."""
     parts, current, quote, depth = [], "", "", 0
     for char in text:
         if quote:
             quote = "" if char == quote else quote
         elif char in "'\"":
             quote = char
-        elif char == "[" and depth_ok:
+        elif char == "[" and specs:
             depth += 1
-        elif char == "]" and depth_ok:
+        elif char == "]" and specs:
             depth -= 1
             if depth < 0:
                 raise AgentSpecError(f"{whole!r} closes ']' without opening it: {SPEC_SYNTAX}")

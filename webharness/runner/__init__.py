@@ -8,7 +8,8 @@ Example:
     >>> jobs = prepare_run(config, Path("runs/demo"), resume=False)  # doctest: +SKIP
     >>> attempts = run_jobs(jobs, config, Path("runs/demo"))  # doctest: +SKIP
 
-Modules: ``config`` (what to run), ``run_folder`` (where it goes), ``worker`` (playing a
+Modules: ``config`` (what to run), ``agent_specs`` (checking the agents and their
+options, prices, what each agent is), ``run_folder`` (where it goes), ``worker`` (playing a
 job), ``pool`` (running the jobs), ``ray_backend``, ``rescore`` (re-scoring and the
 report), ``progress_bar``.
 """
