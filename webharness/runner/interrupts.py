@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from types import FrameType
 
 
-class RunInterrupted(Exception):
-    """SIGTERM, raised in the main thread as Ctrl-C raises ``KeyboardInterrupt``."""
+class RunInterrupted(BaseException):
+    """SIGTERM, raised in the main thread as Ctrl-C raises ``KeyboardInterrupt``: a
+    ``BaseException`` like it, so the harness's ``except Exception`` blocks let it pass."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(f"signal {signum}")
