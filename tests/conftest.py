@@ -1,11 +1,10 @@
-"""Shared test helpers: envs closed after use, and a loop that plays an agent."""
+"""The suite's fixtures and hooks: the browser mark, a kept browser per module, envs closed
+after use. Helpers a test imports live in ``tests/support/``."""
 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
@@ -13,127 +12,9 @@ import pytest
 
 import webharness  # noqa: F401  (registers the WebEval/* ids)
 from webharness.browser.host import BROWSER_ENV_VAR
-from webharness.golden.oracle import OracleAgent, golden_paths
-from webharness.spec.catalogue import get_task
-from webharness.spec.criteria import CriteriaContext
-from webharness.testing.processes import chromium_pids  # noqa: F401  (re-exported for the tests)
 
 # What a test outside the ``browser`` mark finds as its Chromium (the error names it).
 NOT_MARKED_BROWSER = "/no-browser: this test is not marked browser; request the `browser` fixture"
-
-
-@dataclass
-class EpisodeRun:
-    """What a played episode produced, for assertions."""
-
-    actions: list[str] = field(default_factory=list)
-    infos: list[dict[str, Any]] = field(default_factory=list)
-    reward: float = 0.0
-    terminated: bool = False
-    truncated: bool = False
-
-    @property
-    def last(self) -> dict[str, Any]:
-        return self.infos[-1]
-
-    @property
-    def success(self) -> bool:
-        return bool(self.last["success"]) and self.reward == 1.0
-
-
-Policy = Callable[[dict[str, Any], dict[str, Any]], str]
-
-
-def play(env: gym.Env, policy: Policy, seed: int, max_steps: int = 60) -> EpisodeRun:
-    """Reset with ``seed`` and step ``policy`` until the episode ends."""
-    obs, info = env.reset(seed=seed)
-    run = EpisodeRun(infos=[info])
-    for _ in range(max_steps):
-        action = policy(obs, info)
-        obs, reward, terminated, truncated, info = env.step(action)
-        run.actions.append(action)
-        run.infos.append(info)
-        run.reward, run.terminated, run.truncated = reward, terminated, truncated
-        if terminated or truncated:
-            break
-    return run
-
-
-def oracle_policy(env: gym.Env, path_id: str | None = None) -> Policy:
-    """A policy that plays a golden path; resets itself on each new episode."""
-    agent = OracleAgent(path_id)
-    current: dict[str, Any] = {"instance": None}
-
-    def act(obs: dict[str, Any], info: dict[str, Any]) -> str:
-        if current["instance"] is not info["task"]:
-            current["instance"] = info["task"]
-            agent.reset(info["task"])
-        return agent.act(obs, info)
-
-    return act
-
-
-def _played_steps(
-    actions: list[str], infos: list[dict[str, Any]], steps: list[Any]
-) -> list[tuple[Any, dict[str, Any]]]:
-    """Pair each golden step with the info after the oracle played it (its waits for a
-    target not yet on the page are not steps)."""
-    acted = [info for action, info in zip(actions, infos) if not action.startswith("wait(")]
-    if len(acted) != len(steps):
-        raise AssertionError(
-            f"the oracle played {len(acted)} actions for {len(steps)} golden steps: {actions}"
-        )
-    return list(zip(steps, acted))
-
-
-def unmet_expects(run: EpisodeRun, path_id: str) -> list[tuple[int | None, str, Any]]:
-    """The golden steps whose ``expect`` did not hold right after the oracle played them."""
-    instance = run.infos[0]["task"]
-    path = next(p for p in golden_paths(get_task(instance.task_id), instance) if p.id == path_id)
-    unmet = []
-    for step, info in _played_steps(run.actions, run.infos[1:], path.steps):
-        answer = str(step.value) if step.action.value == "send_msg_to_user" else None
-        if step.expect is not None and not step.expect.holds(
-            CriteriaContext(info["semantic_state"], final_answer=answer)
-        ):
-            unmet.append((instance.seed, f"{step.action.value} {step.target}", step.expect))
-    return unmet
-
-
-def check_expects(run: EpisodeRun, path_id: str) -> None:
-    """Each golden step's ``expect`` holds right after the oracle played that step."""
-    assert unmet_expects(run, path_id) == []
-
-
-def golden_failures(env: gym.Env, path_id: str, seeds: Any) -> list[Any]:
-    """Play golden path ``path_id`` on each seed; what failed: unmet expects, no success."""
-    failures: list[Any] = []
-    for seed in seeds:
-        run = play(env, oracle_policy(env, path_id), seed)
-        failures.extend(unmet_expects(run, path_id))
-        if not run.success:
-            failures.append((seed, "the episode did not succeed", run.actions))
-    return failures
-
-
-ORACLE_SEEDS = range(20)  # the oracle succeeds on seeds 0-19 of every scenario
-
-
-def oracle_seeds(env_id: str, path_id: str) -> list[int]:
-    """The seeds of 0-19 that golden path ``path_id`` plays: a scenario's paths take turns,
-    so each seed is played once per scenario and each path on every n-th seed."""
-    paths = [p.id for p in get_task(env_id).golden_paths]
-    return [seed for seed in ORACLE_SEEDS if seed % len(paths) == paths.index(path_id)]
-
-
-def wait_until(predicate: Callable[[], bool], timeout_s: float, interval_s: float = 0.2) -> bool:
-    """Poll a condition until it holds or the bound passes (for other processes' effects)."""
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval_s)
-    return True
 
 
 # The longest modules start first (scripts/test.sh keeps this order with

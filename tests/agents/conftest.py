@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import Policy
+from tests.support.episodes import Policy
 
 
 def agent_policy(agent: Any) -> Policy:

@@ -10,11 +10,10 @@ import gymnasium as gym
 import pytest
 
 import webharness
-from tests.conftest import chromium_pids
 from webharness.browser.host import DRIVER_NODE_OPTIONS
 from webharness.browser.runtime import BrowserRuntime
 from webharness.browser.shared import users_of
-from webharness.testing.processes import cmdline, descendants, wait_for_exit
+from webharness.testing.processes import chromium_pids, cmdline, descendants, wait_for_exit
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
 

@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import webharness
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 from webharness.envs import registered_ids
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from tests.conftest import play
+from tests.support.episodes import play
 from webharness.errors import WebHarnessError
 from webharness.golden.oracle import golden_paths
 from webharness.golden.path_recorder import (

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import chromium_pids
 from webharness.envs import WebEvalEnv
 from webharness.spec.task_spec import TaskSpec
+from webharness.testing.processes import chromium_pids
 
 SITE = Path(__file__).parent / "site"
 # Every browser this test process launches inherits this variable (through Playwright's

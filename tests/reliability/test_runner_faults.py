@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import wait_until
 from tests.reliability.conftest import our_browser_pids
+from tests.support.waiting import wait_until
 from webharness.reporting.records import read_attempts
 from webharness.runner import (
     RunConfig,

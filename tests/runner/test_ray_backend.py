@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import wait_until
 from tests.runner.conftest import run
 from tests.support.fake_openai import free_port
+from tests.support.waiting import wait_until
 from webharness.runner.ray_backend import RayBackendError, connect
 
 RAY = Path(sys.executable).with_name("ray")

@@ -6,7 +6,7 @@ import re
 
 from gymnasium.utils import seeding
 
-from tests.conftest import play
+from tests.support.episodes import play
 from webharness.spec.catalogue import get_task
 from webharness.spec.task_spec import instantiate
 

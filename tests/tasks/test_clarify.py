@@ -3,7 +3,7 @@ ask the simulated user for it. Invented numbers, and right numbers never asked f
 
 from __future__ import annotations
 
-from tests.conftest import EpisodeRun, oracle_policy, play
+from tests.support.episodes import EpisodeRun, oracle_policy, play
 
 ENV = "WebEval/clarify-v0"
 INVENTED = "+44 7700 900000"

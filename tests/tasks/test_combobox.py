@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 from webharness.action_result import ActionErrorKind
 
 ENV = "WebEval/combobox-v0"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 
 ENV = "WebEval/form-v0"
 

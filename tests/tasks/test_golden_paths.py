@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.conftest import golden_failures, oracle_seeds, play
+from tests.support.episodes import golden_failures, oracle_seeds, play
 from webharness.envs import registered_ids
 from webharness.spec.catalogue import get_task
 

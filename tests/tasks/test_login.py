@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 
 ENV = "WebEval/login-v0"
 

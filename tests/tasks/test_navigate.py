@@ -8,7 +8,7 @@ import re
 import pytest
 from gymnasium.utils import seeding
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 from webharness.spec.catalogue import get_task, task_dir
 from webharness.spec.task_spec import instantiate
 

@@ -3,7 +3,7 @@ oracle passes on both golden paths, a one-word change or an internal note fails.
 
 from __future__ import annotations
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 
 ENV = "WebEval/richtext-v0"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from gymnasium.utils import seeding
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 from webharness.spec.catalogue import get_task
 from webharness.spec.task_spec import instantiate
 

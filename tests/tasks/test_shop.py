@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 
 ENV = "WebEval/shop-v0"
 PATHS = ["search-button-via-cart", "enter-key-direct-checkout"]

@@ -3,7 +3,7 @@ with the format it wants); the oracle fixes it and resubmits, stopping after the
 
 from __future__ import annotations
 
-from tests.conftest import EpisodeRun, oracle_policy, play
+from tests.support.episodes import EpisodeRun, oracle_policy, play
 
 ENV = "WebEval/validation-v0"
 

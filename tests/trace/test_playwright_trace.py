@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 from webharness.trace.io import load_trace
 from webharness.trace.recorder import EpisodeRecorder
 from webharness.wrappers import RecordTrace

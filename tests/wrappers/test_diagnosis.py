@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 from webharness.diagnosis.failures import FailureCode
 from webharness.trace.io import load_trace
 from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment, RecordTrace

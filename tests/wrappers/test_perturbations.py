@@ -16,7 +16,7 @@ import pytest
 
 import webharness
 import webharness.wrappers as wrappers
-from tests.conftest import oracle_policy, play
+from tests.support.episodes import oracle_policy, play
 from webharness.action_result import ActionErrorKind
 from webharness.envs import WebEvalEnv
 from webharness.episode.hooks import EpisodeHooks
