@@ -19,8 +19,13 @@ NOT_MARKED_BROWSER = "/no-browser: this test is not marked browser; request the 
 
 # The longest modules start first (scripts/test.sh keeps this order with
 # --no-loadscope-reorder), so the two workers finish together instead of one of them
-# ending the run alone with the one-test soak.
-LONGEST_FIRST = ("reliability/test_soak.py", "wrappers/test_perturbations.py")
+# ending the run alone with the last long one.
+LONGEST_FIRST = (
+    "tasks/test_golden_paths.py",
+    "diagnosis/test_failure_suite.py",
+    "reliability/test_soak.py",
+    "wrappers/test_perturbations.py",
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:

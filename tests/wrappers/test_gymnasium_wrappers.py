@@ -55,8 +55,15 @@ def check_end(name: str, env: gym.Env, info: dict, tmp_path) -> None:
         assert info["failure"].code == FailureCode.TASK_INCOMPLETE
 
 
-@pytest.mark.parametrize("standard", list(STANDARD))
-@pytest.mark.parametrize("wrapper", ["RecordTrace", "GoldenTraceAlignment", "FailureAnnotation"])
+# TimeLimit cuts the episode itself: each of ours, under it and over it. The other standard
+# wrappers only pass the end through: our three at once, under them and over them.
+STACKS = [
+    ("TimeLimit", mine) for mine in ("RecordTrace", "GoldenTraceAlignment", "FailureAnnotation")
+]
+STACKS += [(standard, "all three") for standard in STANDARD if standard != "TimeLimit"]
+
+
+@pytest.mark.parametrize(("standard", "wrapper"), STACKS)
 @pytest.mark.parametrize("order", ["ours over standard", "standard over ours"])
 def test_a_cut_episode_ends_the_same_way_under_and_over_gymnasiums_wrappers(
     browser, tmp_path, standard, wrapper, order
@@ -66,17 +73,25 @@ def test_a_cut_episode_ends_the_same_way_under_and_over_gymnasiums_wrappers(
     env: gym.Env = gym.make(
         "WebEval/form-v0", obs_mode="text", disable_env_checker=True, **own_budget
     )
-    mine, theirs = ours(tmp_path)[wrapper], STANDARD[standard]
+    theirs = STANDARD[standard]
+    names = list(ours(tmp_path)) if wrapper == "all three" else [wrapper]
+
+    def mine(inner: gym.Env) -> gym.Env:
+        for name in names:
+            inner = ours(tmp_path)[name](inner)
+        return inner
+
     env = mine(theirs(env)) if order == "ours over standard" else theirs(mine(env))
     try:
         terminated, truncated, info = play_noops(env)
         assert truncated and not terminated
         if standard == "RecordEpisodeStatistics":
             assert info["episode"]["l"] == BUDGET
-        if standard == "TimeLimit" and order == "standard over ours":
-            check_cut_outside(wrapper, env, info, tmp_path)
-        else:
-            check_end(wrapper, env, info, tmp_path)
+        for name in names:
+            if standard == "TimeLimit" and order == "standard over ours":
+                check_cut_outside(name, env, info, tmp_path)
+            else:
+                check_end(name, env, info, tmp_path)
     finally:
         env.close()
 
