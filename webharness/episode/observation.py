@@ -209,7 +209,20 @@ def build_observation(
 # 0, which is not in the charset). Gymnasium reads an async vector env's buffer once and
 # hands out what it read after every step, so reading gives live views that decode on
 # access; the copy Gymnasium makes of them (deepcopy, its default) is plain tuples.
-class _SharedTexts(collections.abc.Sequence[str]):
+class _LiveView(collections.abc.Sequence[Any]):
+    """Values read from shared memory when accessed; compared, copied and shown as a tuple."""
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[Any, ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+class _SharedTexts(_LiveView):
     """The texts of ``n`` envs in shared memory, decoded when read."""
 
     def __init__(self, rows: np.ndarray) -> None:
@@ -223,17 +236,8 @@ class _SharedTexts(collections.abc.Sequence[str]):
             return tuple(_decode(row) for row in self._rows[index])
         return _decode(self._rows[index])
 
-    def __eq__(self, other: object) -> bool:
-        return tuple(self) == other
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
-        return tuple(self)
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
-
-
-class _SharedMessages(collections.abc.Sequence[tuple[str, ...]]):
+class _SharedMessages(_LiveView):
     """Each env's message list in shared memory: a count and ``max_items`` text slots."""
 
     def __init__(self, counts: np.ndarray, texts: _SharedTexts, max_items: int) -> None:
@@ -247,15 +251,6 @@ class _SharedMessages(collections.abc.Sequence[tuple[str, ...]]):
             return tuple(self[i] for i in range(len(self))[index])
         start = index * self._max_items
         return self._texts[start : start + int(self._counts[index])]
-
-    def __eq__(self, other: object) -> bool:
-        return tuple(self) == other
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[tuple[str, ...], ...]:
-        return tuple(self)
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
 
 
 def _rows(space: PrintableText, memory: Any) -> np.ndarray:
