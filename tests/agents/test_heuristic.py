@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import webharness
-from tests.agents.conftest import agent_policy
-from tests.support.episodes import EpisodeRun, play
+from tests.support.episodes import EpisodeRun, agent_policy, play
 from webharness.action_result import ActionErrorKind
 from webharness.actions import parse_action
 from webharness.agents import HeuristicAgent

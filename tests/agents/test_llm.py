@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.agents.conftest import agent_policy
-from tests.support.episodes import play
+from tests.support.episodes import agent_policy, play
 from tests.support.fake_openai import OBS, FakeOpenAI, Reply, completion, free_port, llm_agent
 from webharness.action_result import ActionErrorKind
 from webharness.agents import LLMAgent, LLMUnavailableError, TokenUsage, build_messages, parse_reply

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.agents.conftest import agent_policy
-from tests.support.episodes import play
+from tests.support.episodes import agent_policy, play
 from webharness.action_result import ActionErrorKind
 from webharness.actions import parse_action
 from webharness.agents import RandomAgent

@@ -51,9 +51,8 @@ def play(env: gym.Env, policy: Policy, seed: int, max_steps: int = 60) -> Episod
     return run
 
 
-def oracle_policy(env: gym.Env, path_id: str | None = None) -> Policy:
-    """A policy that plays a golden path; resets itself on each new episode."""
-    agent = OracleAgent(path_id)
+def agent_policy(agent: Any) -> Policy:
+    """A policy that resets ``agent`` whenever a new episode (task instance) starts."""
     current: dict[str, Any] = {"instance": None}
 
     def act(obs: dict[str, Any], info: dict[str, Any]) -> str:
@@ -63,6 +62,11 @@ def oracle_policy(env: gym.Env, path_id: str | None = None) -> Policy:
         return agent.act(obs, info)
 
     return act
+
+
+def oracle_policy(env: gym.Env, path_id: str | None = None) -> Policy:
+    """A policy that plays a golden path; resets itself on each new episode."""
+    return agent_policy(OracleAgent(path_id))
 
 
 def _played_steps(
