@@ -1,6 +1,8 @@
 """webharness: Gymnasium environments for evaluating web agents in a real Chromium.
 
-Importing the package registers every built-in scenario as ``WebEval/<name>-v0``.
+Importing the package registers every built-in scenario as ``WebEval/<name>-v0``, and the
+task folders of installed task packs (entry-point group ``webharness.tasks``);
+``register_tasks(folder, namespace)`` registers a folder of your own.
 """
 
 from webharness import _moved
@@ -17,9 +19,11 @@ from webharness.diagnosis.failures import (
     annotate,
 )
 from webharness.diagnosis.scoring import EpisodeScore, score_trace
+from webharness.envs.registration import register_tasks
 from webharness.errors import (
     BrowserError,
     BrowserNotFoundError,
+    TaskFolderError,
     TaskSpecError,
     UnknownTaskError,
     WebHarnessError,
@@ -57,6 +61,7 @@ __all__ = [
     "Stage",
     "StateDiff",
     "StepRecord",
+    "TaskFolderError",
     "TaskInstance",
     "TaskSpec",
     "TaskSpecError",
@@ -71,6 +76,7 @@ __all__ = [
     "load_task",
     "load_trace",
     "parse_action",
+    "register_tasks",
     "score_trace",
     "task_names",
 ]
@@ -88,8 +94,10 @@ def __getattr__(name: str) -> object:
 
 def _register() -> None:
     from webharness.envs.registration import register_all
+    from webharness.envs.task_packs import register_task_packs
 
     register_all()
+    register_task_packs()
 
 
 _register()

@@ -33,13 +33,18 @@ class TaskSpecError(WebHarnessError, ValueError):
         super().__init__(f"{file}: field '{field}' = {shown}: {problem}")
 
 
+class TaskFolderError(WebHarnessError, ValueError):
+    """A task folder that cannot be registered (missing, holding no ``task.yaml``, or under a
+    namespace that is not free): names the folder or namespace, and what to do."""
+
+
 class AgentUnavailableError(WebHarnessError, RuntimeError):
     """An agent cannot act at all (no API key, endpoint unreachable): the run stops
     rather than count its episodes as failures."""
 
 
 class UnknownTaskError(WebHarnessError, KeyError):
-    """A task or env id that is not in the catalogue."""
+    """A task or env id that is not in the catalogue (built-in or registered)."""
 
     def __init__(self, name: str, known: Iterable[str]) -> None:
         known = sorted(known)

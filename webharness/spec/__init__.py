@@ -1,2 +1,2 @@
 """Task specs: the validated ``task.yaml`` model, seeded parameters, templating, success
-criteria and the built-in catalogue."""
+criteria, and the catalogue of tasks (built-in and registered from folders)."""

@@ -1,13 +1,24 @@
-"""The task catalogue: one folder per scenario under the ``webharness.tasks`` package."""
+"""The task catalogue: every task of this process, by env id.
+
+The built-in scenarios (one folder each under the ``webharness.tasks`` package, env ids
+``WebEval/<name>-v0``) are in it from the start and read on first use. Task folders
+registered from anywhere (``webharness.register_tasks``, installed task packs) join it as
+``<namespace>/<id>-v0``, each spec with the file and folder it came from. ``get_task``
+answers from it for both. The catalogue is per process and lock-guarded: a runner's worker
+process registers again the folders its jobs name (``EpisodeJob.task_folder``).
+"""
 
 from __future__ import annotations
 
 import functools
+import threading
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
-from webharness.errors import UnknownTaskError
-from webharness.spec.task_spec import TaskSpec, load_task
+from webharness.errors import TaskSpecError, UnknownTaskError
+from webharness.spec.task_folders import TaskFolder
+from webharness.spec.task_spec import BUILTIN_NAMESPACE, TaskSpec, load_task
 
 
 def tasks_root() -> Path:
@@ -19,15 +30,6 @@ def task_names() -> list[str]:
     return sorted(p.parent.name for p in tasks_root().glob("*/task.yaml"))
 
 
-@functools.cache
-def get_task(name: str) -> TaskSpec:
-    """The validated spec of a built-in scenario, by name ("form") or env id."""
-    name = name.removeprefix("WebEval/").removesuffix("-v0")
-    if name not in task_names():
-        raise UnknownTaskError(name, task_names())
-    return load_task(task_dir(name) / "task.yaml")
-
-
 def task_dir(name: str) -> Path:
     return tasks_root() / name
 
@@ -35,3 +37,95 @@ def task_dir(name: str) -> Path:
 def shared_assets_dir() -> Path:
     """Styles and scripts the built-in sites share (``tasks/_shared``)."""
     return tasks_root() / "_shared"
+
+
+class Registered(NamedTuple):
+    """A task registered from a folder: its spec (in its namespace), its file, its folder."""
+
+    spec: TaskSpec
+    file: Path
+    folder: TaskFolder
+
+
+_LOCK = threading.Lock()
+_REGISTERED: dict[str, Registered] = {}  # by env id
+
+
+def get_task(name: str) -> TaskSpec:
+    """The validated spec of a task, built-in or registered.
+
+    Args:
+        name: an env id (``WebEval/form-v0``, ``MyApp/login-v0``), one without its version
+            (``MyApp/login``), or a built-in's name (``form``).
+
+    Raises:
+        UnknownTaskError: no such task (the message names the closest known one).
+
+    Example:
+        >>> get_task("WebEval/form-v0").category
+        'form'
+    """
+    env_id = full_env_id(name)
+    with _LOCK:
+        registered = _REGISTERED.get(env_id)
+    if registered is not None:
+        return registered.spec
+    namespace, _, rest = env_id.partition("/")
+    if namespace == BUILTIN_NAMESPACE and rest.removesuffix("-v0") in task_names():
+        return _builtin(rest.removesuffix("-v0"))
+    with _LOCK:
+        known = task_names() + sorted(_REGISTERED)
+    raise UnknownTaskError(name, known)
+
+
+@functools.cache
+def _builtin(name: str) -> TaskSpec:
+    return load_task(task_dir(name) / "task.yaml")
+
+
+def full_env_id(name: str) -> str:
+    """``form`` → ``WebEval/form-v0``; ``MyApp/login`` → ``MyApp/login-v0``."""
+    full = name if "/" in name else f"{BUILTIN_NAMESPACE}/{name}"
+    return full if full.endswith("-v0") else f"{full}-v0"
+
+
+def task_ids() -> list[str]:
+    """Every env id of the catalogue: the built-ins', then the registered ones, sorted."""
+    builtin = [f"{BUILTIN_NAMESPACE}/{name}-v0" for name in task_names()]
+    with _LOCK:
+        return sorted(builtin + list(_REGISTERED))
+
+
+def task_folder(env_id: str) -> TaskFolder | None:
+    """The folder a registered task came from; None for a built-in or an unknown id."""
+    with _LOCK:
+        registered = _REGISTERED.get(env_id)
+    return registered.folder if registered else None
+
+
+def add_tasks(folder: TaskFolder, found: list[tuple[Path, TaskSpec]]) -> list[TaskSpec]:
+    """Add a folder's specs (each already in the folder's namespace): all of them, or none.
+
+    A task registered before from the same file stays as it was (registering a folder
+    twice is harmless).
+
+    Returns:
+        The catalogue's spec of each task, in the order given.
+
+    Raises:
+        TaskSpecError: an env id registered before from another file (names both files).
+    """
+    with _LOCK:
+        for file, spec in found:
+            held = _REGISTERED.get(spec.env_id)
+            if held is not None and held.file != file:
+                raise TaskSpecError(
+                    str(file),
+                    "id",
+                    spec.id,
+                    f"{spec.env_id} is registered from {held.file} already; give one of the "
+                    "two tasks another id, or register the folders under different namespaces",
+                )
+        for file, spec in found:
+            _REGISTERED.setdefault(spec.env_id, Registered(spec, file, folder))
+        return [_REGISTERED[spec.env_id].spec for _, spec in found]

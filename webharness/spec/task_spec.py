@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -34,6 +35,7 @@ from webharness.spec.yaml_loader import read_yaml
 from webharness.trace.models import TaskInstance
 
 SITE_ORIGIN = "http://webeval.test"
+BUILTIN_NAMESPACE = "WebEval"  # the env ids of the built-in tasks: WebEval/<id>-v0
 
 
 class Target(BaseModel):
@@ -113,10 +115,13 @@ class TaskSpec(BaseModel):
     Built from a file (``load_task``) or from data (``TaskSpec.model_validate``), any
     problem is a ``TaskSpecError`` naming the file (``<TaskSpec>`` for data), the field
     path and the value. A relative ``site`` is a folder next to the file; without a file,
-    a folder of the built-in task with this id.
+    a folder of the built-in task with this id. Its env id is ``<namespace>/<id>-v0``: the
+    namespace is the built-ins' (``WebEval``) unless the spec was registered under another
+    (``register_tasks(folder, namespace="MyApp")``, ``in_namespace``).
     """
 
     model_config = SPEC_CONFIG
+    _namespace: str = PrivateAttr(default=BUILTIN_NAMESPACE)
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     category: str
@@ -174,8 +179,19 @@ class TaskSpec(BaseModel):
         return self
 
     @property
+    def namespace(self) -> str:
+        """The namespace of its env id (``WebEval`` for the built-ins)."""
+        return self._namespace
+
+    def in_namespace(self, namespace: str) -> TaskSpec:
+        """This spec with the env id ``<namespace>/<id>-v0`` (a copy)."""
+        copy = self.model_copy()
+        copy._namespace = namespace
+        return copy
+
+    @property
     def env_id(self) -> str:
-        return f"WebEval/{self.id}-v0"
+        return f"{self._namespace}/{self.id}-v0"
 
     @property
     def origin(self) -> str:
@@ -306,7 +322,7 @@ def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> I
     filled = TaskSpec.model_validate(
         {**fill(data, params), "params": spec.model_dump(mode="json")["params"]},
         context={"filled": True},
-    )
+    ).in_namespace(spec.namespace)
     instance = TaskInstance(
         task_id=spec.id,
         env_id=spec.env_id,
