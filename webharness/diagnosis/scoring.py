@@ -13,6 +13,7 @@ from webharness.diagnosis.trace_rules import RuleReport, evaluate_rules, load_ru
 from webharness.errors import UnknownTaskError
 from webharness.reporting.records import EvalAttempt
 from webharness.spec.catalogue import get_task
+from webharness.spec.task_spec import TaskSpec
 from webharness.spec.templating import fill
 from webharness.trace.models import EpisodeTrace
 
@@ -26,23 +27,28 @@ class EpisodeScore(BaseModel):
 
 
 def score_trace(
-    trace: EpisodeTrace, goldens: Sequence[EpisodeTrace], feasible: bool = True
+    trace: EpisodeTrace,
+    goldens: Sequence[EpisodeTrace],
+    feasible: bool = True,
+    spec: TaskSpec | None = None,
 ) -> EpisodeScore:
     """Align the trace with the task's golden traces (when there are any), annotate it,
-    and check the task's trace rules."""
+    and check the task's trace rules: those of ``spec`` when given (the env's own), else
+    those of the catalogue's spec of the trace's env id (none when it has no such task)."""
     alignment = align(trace, list(goldens)) if goldens and trace.steps else None
     return EpisodeScore(
         alignment=alignment,
         failure=annotate(trace, alignment, feasible=feasible),
-        rules=_task_rules(trace),
+        rules=_task_rules(trace, spec),
     )
 
 
-def _task_rules(trace: EpisodeTrace) -> RuleReport | None:
-    try:
-        spec = get_task(trace.task.task_id)
-    except UnknownTaskError:
-        return None  # an external or hand-made task: no built-in rules
+def _task_rules(trace: EpisodeTrace, spec: TaskSpec | None) -> RuleReport | None:
+    if spec is None:
+        try:
+            spec = get_task(trace.task.env_id)
+        except UnknownTaskError:
+            return None  # a spec that is not registered, or a hand-made trace: no rules
     rules = load_rules(fill(spec.trace_rules, trace.task.params))
     return evaluate_rules(trace, rules) if rules else None
 

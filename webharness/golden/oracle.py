@@ -104,10 +104,13 @@ class OracleAgent:
     """Plays one golden path of the task (the first, or the one named ``path_id``).
 
     Optional steps whose target is absent are skipped; a required target that is not on
-    the page yet is waited for (bounded), as content may arrive late.
+    the page yet is waited for (bounded), as content may arrive late. It plays from the
+    spec given to ``reset`` (``play_episode`` gives the env's own, as ``reads_spec`` asks),
+    else from the catalogue's spec of the instance's env id.
     """
 
     name = "oracle"
+    reads_spec = True  # play_episode passes the env's task spec to reset
 
     def __init__(self, path_id: str | None = None) -> None:
         self.path_id = path_id
@@ -116,7 +119,7 @@ class OracleAgent:
         self._tries: dict[str, int] = {}  # per popup / layout shift: attempts so far
 
     def reset(self, instance: TaskInstance, spec: TaskSpec | None = None) -> None:
-        spec = spec or get_task(instance.task_id)
+        spec = spec or get_task(instance.env_id)
         paths = golden_paths(spec, instance)
         chosen = (
             next((p for p in paths if p.id == self.path_id), None)

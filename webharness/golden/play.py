@@ -8,6 +8,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 
 from webharness.golden.oracle import OracleAgent, golden_paths
+from webharness.spec.task_spec import TaskSpec
 from webharness.trace.models import EpisodeTrace, TaskInstance
 from webharness.trace.recorder import (
     EpisodeRecorder,
@@ -36,7 +37,7 @@ def play_episode(
     """Reset, let the agent act until the episode ends, and return (and record) the trace."""
     recorder = recorder or EpisodeRecorder(None, agent=agent.name)
     obs, info = env.reset(seed=seed)
-    agent.reset(info["task"])
+    reset_agent(agent, info["task"], getattr(env.unwrapped, "task_spec", None))
     recorder.start(info["task"], env)
     try:
         recorder.add(
@@ -55,6 +56,17 @@ def play_episode(
                 return recorder.finish(episode_end(info, terminated, truncated))
     finally:
         recorder.close()  # an episode cut short by an error keeps its Playwright trace
+
+
+def reset_agent(agent: PlayingAgent, instance: TaskInstance, spec: TaskSpec | None) -> None:
+    """Start the agent's episode. An agent that plays from the task's spec (the oracle, from
+    its golden paths) says so with ``reads_spec = True`` and is given the env's own spec, so
+    a spec passed to ``WebEvalEnv`` or registered from a folder is never looked up by name.
+    """
+    if spec is not None and getattr(agent, "reads_spec", False):
+        agent.reset(instance, spec)  # type: ignore[call-arg]
+    else:
+        agent.reset(instance)
 
 
 def golden_traces(
