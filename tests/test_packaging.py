@@ -1,6 +1,8 @@
 """What a user installs: the wheel holds every file of the package folders, and a regular
 (not editable) install of it into a fresh virtualenv resets every scenario and the oracle
-passes each one (an editable install once hid a wheel without ``pools.yaml``)."""
+passes each one (an editable install once hid a wheel without ``pools.yaml``). A task pack
+installed beside it (entry-point group ``webharness.tasks``) registers on import, its
+scenarios played too; a broken entry point of it is a warning that names it."""
 
 from __future__ import annotations
 
@@ -26,6 +28,48 @@ PACKAGE_FOLDERS = {
 EXCLUDED: dict[str, str] = {}
 
 pytestmark = pytest.mark.slow
+
+# A task pack as a user writes one: the suite's own task folder as package data, named by
+# entry points as a package (its folder), as a callable, and as one that cannot load.
+PACK_PYPROJECT = """
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "notes-pack"
+version = "0.1"
+
+[project.entry-points."webharness.tasks"]
+NotesPack = "notes_pack"
+Called = "notes_pack:task_folder"
+Broken = "notes_pack:no_such_name"
+
+[tool.setuptools]
+packages = ["notes_pack"]
+
+[tool.setuptools.package-data]
+notes_pack = ["**/*"]
+"""
+PACK_INIT = """
+from pathlib import Path
+
+
+def task_folder() -> Path:
+    return Path(__file__).parent / "notes"
+"""
+PACKS_ON_IMPORT = """
+import json, warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import webharness
+from webharness.envs import registered_ids
+print(json.dumps({
+    "ids": [i for i in registered_ids() if not i.startswith("WebEval/")],
+    "warnings": [f"{w.category.__name__}: {w.message}" for w in caught],
+    "site": webharness.get_task("NotesPack/notes-v0").site,
+}))
+"""
 
 # Played in the fresh virtualenv: every registered scenario resets, the oracle passes it.
 EVERY_SCENARIO = """
@@ -71,14 +115,18 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in _source_files():
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, source / name)
-    out = tmp_path_factory.mktemp("wheel")
+    return _build_wheel(source, tmp_path_factory.mktemp("wheel"))
+
+
+def _build_wheel(source: Path, out: Path) -> Path:
+    """The one wheel pip builds from ``source`` into ``out`` (no network, no isolation)."""
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
         + ["--disable-pip-version-check", "-w", str(out), str(source)],
         check=True,
         capture_output=True,
     )
-    (built,) = out.glob("webharness-*.whl")
+    (built,) = out.glob("*.whl")
     return built
 
 
@@ -96,11 +144,22 @@ def test_the_wheel_holds_every_file_of_the_package_folders(wheel: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new virtualenv with the wheel installed the regular way; its dependencies come from
-    this environment's site-packages by a path line (no network). The editable install of
-    webharness there is not seen: its finder is started by a ``.pth`` that a path line
-    does not run."""
+def pack_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of a task pack holding ``tests/fixtures/notes_task``."""
+    source = tmp_path_factory.mktemp("pack")
+    (source / "pyproject.toml").write_text(PACK_PYPROJECT)
+    (source / "notes_pack").mkdir()
+    (source / "notes_pack" / "__init__.py").write_text(PACK_INIT)
+    shutil.copytree(REPO / "tests" / "fixtures" / "notes_task", source / "notes_pack" / "notes")
+    return _build_wheel(source, tmp_path_factory.mktemp("pack-wheel"))
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(wheel: Path, pack_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new virtualenv with the wheel and the task pack installed the regular way; the
+    dependencies come from this environment's site-packages by a path line (no network).
+    The editable install of webharness there is not seen: its finder is started by a
+    ``.pth`` that a path line does not run."""
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -113,7 +172,7 @@ def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     (Path(site) / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps"]
-        + ["--no-index", "--disable-pip-version-check", str(wheel)],
+        + ["--no-index", "--disable-pip-version-check", str(wheel), str(pack_wheel)],
         check=True,
         capture_output=True,
     )
@@ -129,6 +188,25 @@ def test_the_installed_command_lists_every_scenario(fresh_venv: Path, tmp_path: 
         text=True,
     ).stdout
     assert "WebEval/form-v0" in listed and "WebEval/shop-v0" in listed
+    assert "NotesPack/notes-v0" in listed
+
+
+def test_an_installed_task_pack_registers_on_import_and_a_broken_entry_warns(
+    fresh_venv: Path, tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [str(fresh_venv / "bin" / "python"), "-c", PACKS_ON_IMPORT],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["ids"] == ["Called/notes-v0", "NotesPack/notes-v0"]
+    assert found["site"].startswith(str(fresh_venv)) and found["site"].endswith("notes/site")
+    (warning,) = found["warnings"]
+    assert warning.startswith("TaskPackWarning: webharness: task pack 'Broken'")
+    assert "notes_pack:no_such_name, from notes-pack" in warning and "AttributeError" in warning
 
 
 def test_every_scenario_resets_and_the_oracle_passes_it_from_the_wheel(
@@ -145,3 +223,4 @@ def test_every_scenario_resets_and_the_oracle_passes_it_from_the_wheel(
     outcomes = json.loads(played.stdout.splitlines()[-1])
     assert outcomes.pop("package").startswith(str(fresh_venv))
     assert len(outcomes) >= 12 and all(outcomes.values()), outcomes
+    assert outcomes["NotesPack/notes-v0"] and outcomes["Called/notes-v0"]  # the pack's too
