@@ -10,15 +10,19 @@ from typing import NoReturn
 
 import numpy as np
 
+from webharness.cli_record import add_record_parser
 from webharness.errors import WebHarnessError
 from webharness.runner import RunConfig, RunFolder
 from webharness.runner.config import ConfigError, parse_seeds
-from webharness.spec.catalogue import get_task, task_names
+from webharness.runner.task_selection import one_task, select_tasks
+from webharness.spec.catalogue import get_task, task_ids
+
+TASKS_HELP = "comma-separated env ids, patterns ('WebEval/*') or task folders (./myapp)"
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    """Print the built-in scenarios with their categories."""
-    specs = [get_task(name) for name in task_names()]
+    """Print the scenarios (built-in and registered, or those of --tasks) with categories."""
+    specs = [get_task(i) for i in (select_tasks(args.tasks) if args.tasks else task_ids())]
     if args.category:
         categories = sorted({s.category for s in specs})
         specs = [s for s in specs if s.category == args.category]
@@ -41,12 +45,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     from webharness.golden.oracle import OracleAgent
 
-    env = gym.make(get_task(args.task).env_id, render_mode="rgb_array")
+    env = gym.make(one_task(args.task, args.tasks, default="form"), render_mode="rgb_array")
     try:
         obs, info = env.reset(seed=args.seed)
         print(f"goal: {obs['goal']}")
         agent = OracleAgent()
-        agent.reset(info["task"])
+        agent.reset(info["task"], env.unwrapped.task_spec)  # type: ignore[attr-defined]
         terminated = truncated = False
         while not (terminated or truncated):
             action = agent.act(obs, info)
@@ -167,65 +171,6 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return _execute_run(config, Path(args.out), args.resume, args.argv)
 
 
-def _cmd_record(args: argparse.Namespace) -> int:
-    """Record a golden path: a person's clicks and typing (headed), or a script of steps."""
-    import os
-    import shlex
-
-    import gymnasium as gym
-    import yaml
-
-    from webharness.errors import BrowserError
-    from webharness.golden.path_recorder import (
-        record_golden_path,
-        require_display,
-        scripted_driver,
-        to_yaml,
-        window_failed,
-    )
-
-    command = shlex.join(["webharness", *args.argv])
-
-    if args.script:
-        try:
-            steps = yaml.safe_load(Path(args.script).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise ConfigError("script", args.script, f"cannot be read: {exc}") from None
-        if not isinstance(steps, list):
-            raise WebHarnessError(
-                f"{args.script}: a script is a YAML list of golden steps (action, target, value)"
-            )
-        drive, headless = scripted_driver(steps), True
-    else:
-        require_display(command, os.environ)
-        drive, headless = _person_drives, False
-    env = gym.make(get_task(args.task).env_id, obs_mode="text", headless=headless, max_steps=1000)
-    try:
-        path = record_golden_path(env, args.seed, drive, path_id=args.id)
-    except BrowserError as exc:
-        failed = None if headless else window_failed(exc, command)
-        if failed is None:
-            raise
-        raise failed from None
-    finally:
-        env.close()
-    text = to_yaml(path)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"golden path written to {args.out}", file=sys.stderr)
-    else:
-        print(text, end="")
-    return 0
-
-
-def _person_drives(env: object, info: dict) -> None:
-    print(f"Task: {info['task'].instruction}", file=sys.stderr)
-    input(
-        "Do the task in the browser window (keep it open), then press Enter here to save "
-        "the golden path... "
-    )
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
     """Write summary.json, report.md and report.html for a run folder."""
     from webharness.runner import report_run
@@ -237,13 +182,20 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    """Re-score saved traces offline (alignment + failure codes), without a browser."""
+    """Re-score a run's saved traces offline (alignment + failure codes), without a browser;
+    or score a RecordTrace folder's episodes (recording its golden traces the first time)."""
     from webharness.reporting.render import format_summary_table
     from webharness.reporting.summary import summarize
     from webharness.runner import score_run
+    from webharness.runner.trace_folder import is_trace_folder, score_trace_folder
 
-    folder = RunFolder.existing(args.run)
-    attempts = score_run(folder)
+    if args.tasks:
+        select_tasks(args.tasks)  # registers the folders the traces' tasks come from
+    folder = RunFolder(args.run)
+    if not folder.results.is_file() and is_trace_folder(folder.root):
+        attempts = score_trace_folder(folder.root)
+    else:
+        attempts = score_run(RunFolder.existing(args.run))
     out = folder.write_rescored(attempts)
     print(format_summary_table(summarize(attempts, folder.price_table())))
     print(f"re-scored attempts: {out}")
@@ -283,11 +235,13 @@ def _usage_line(exc: ConfigError, args: argparse.Namespace) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="webharness", description="Web-agent environments and evaluation.")
     sub = parser.add_subparsers(dest="command", required=True)
-    listing = sub.add_parser("list", help="list the built-in scenarios")
+    listing = sub.add_parser("list", help="list the scenarios: built-in and registered")
     listing.add_argument("--category", help="only this category")
+    listing.add_argument("--tasks", help=TASKS_HELP)
     listing.set_defaults(func=_cmd_list)
     demo = sub.add_parser("demo", help="play the oracle through one scenario and save a screenshot")
-    demo.add_argument("task", nargs="?", default="form")
+    demo.add_argument("task", nargs="?", help="its id or name (default: form)")
+    demo.add_argument("--tasks", help=TASKS_HELP)
     demo.add_argument("--seed", type=_seed, default=0)
     demo.add_argument("--out", default="runs/demo.png")
     demo.set_defaults(func=_cmd_demo)
@@ -311,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="YAML/JSON: model -> {prompt: USD, completion: USD} per million tokens, for costs",
     )
-    run.add_argument("--tasks", default="WebEval/*", help="comma-separated env ids or patterns")
+    run.add_argument("--tasks", default="WebEval/*", help=TASKS_HELP)
     run.add_argument("--seeds", default="0-2", help="a range 0-4 or a list 0,3,7")
     run.add_argument(
         "--perturbations",
@@ -352,23 +306,14 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--resume", action="store_true")
     evaluate.set_defaults(func=_cmd_evaluate)
 
-    record = sub.add_parser(
-        "record", help="record a golden path from a person's actions (or a script)"
-    )
-    record.add_argument("task")
-    record.add_argument("--seed", type=_seed, default=0)
-    record.add_argument("--id", default="recorded", help="the golden path's id")
-    record.add_argument(
-        "--script", help="a YAML list of steps to play headless instead of a person"
-    )
-    record.add_argument("--out", help="write the YAML here instead of printing it")
-    record.set_defaults(func=_cmd_record)
+    add_record_parser(sub, _seed, TASKS_HELP)
 
     report = sub.add_parser("report", help="write the report of a run folder")
     report.add_argument("run")
     report.set_defaults(func=_cmd_report)
-    score = sub.add_parser("score", help="re-score a run's saved traces offline")
-    score.add_argument("run")
+    score = sub.add_parser("score", help="score a run's or a RecordTrace folder's traces")
+    score.add_argument("run", help="a run folder, or a folder RecordTrace wrote")
+    score.add_argument("--tasks", help="task folders to register first: " + TASKS_HELP)
     score.set_defaults(func=_cmd_score)
     return parser
 

@@ -22,6 +22,7 @@ from typing_extensions import Self
 from webharness.errors import WebHarnessError, did_you_mean
 from webharness.reporting.costs import Price, PriceTable
 from webharness.reporting.records import AttemptKey
+from webharness.spec.task_folders import TaskFolder
 
 # A run of more seeds than this is a typo (0-99999999), not an evaluation; its job list
 # alone would not fit in memory.
@@ -29,6 +30,10 @@ MAX_SEEDS = 100_000
 MAX_TRIALS = 1_000
 MAX_EPISODES = 1_000_000
 DEFAULT_STRENGTH = 0.5  # of a perturbation stack written without "@strength"
+NO_TASKS = (
+    "name at least one task: an env id, a name or a pattern (WebEval/form-v0, form, "
+    "WebEval/*), or a task folder (./myapp)"
+)
 
 
 class RunError(WebHarnessError, RuntimeError):
@@ -59,6 +64,9 @@ class RunConfig(BaseModel):
 
     agents: list[str]  # built-in names or module:Class
     tasks: list[str] = Field(default_factory=lambda: ["WebEval/*"])  # env ids or glob patterns
+    # folders of tasks, registered before the tasks are matched (and in each worker); a
+    # folder written among the tasks ("./myapp", "MyApp=./myapp") moves here, its ids there
+    task_folders: list[TaskFolder] = Field(default_factory=list)
     seeds: list[int] = Field(default_factory=lambda: [0])
     perturbations: list[str] = Field(
         default_factory=lambda: [""]
@@ -118,13 +126,15 @@ class RunConfig(BaseModel):
     @classmethod
     def _tasks(cls, tasks: list[str]) -> list[str]:
         if not tasks or not all(t.strip() for t in tasks):
-            raise ConfigError(
-                "tasks",
-                tasks,
-                "name at least one task: an env id, a name or a pattern "
-                "(WebEval/form-v0, form, WebEval/*)",
-            )
+            raise ConfigError("tasks", tasks, NO_TASKS)
         return tasks
+
+    @model_validator(mode="after")
+    def _task_folders(self) -> Self:
+        from webharness.runner.task_selection import resolve_tasks
+
+        self.tasks, self.task_folders = resolve_tasks(self.tasks, self.task_folders)
+        return self
 
     @field_validator("seeds")
     @classmethod
@@ -268,6 +278,7 @@ class EpisodeJob(BaseModel):
 
     agent: str  # the agent's label: its spec without prices, e.g. llm[model=gpt-x]
     env_id: str
+    task_folder: TaskFolder | None = None  # where a registered task is (None: built-in)
     seed: int
     trial: int = 0
     perturbations: str = ""
@@ -301,6 +312,7 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
             f"seeds x trials), more than {MAX_EPISODES:,}; split it into smaller runs"
         )
     from webharness.agents.specs import PRICE_OPTIONS, parse_agent_spec
+    from webharness.spec.catalogue import task_folder
 
     options = {k: v for k, v in config.agent_options.items() if k not in PRICE_OPTIONS}
     options.update({"log_prompts": True} if config.log_prompts else {})
@@ -308,6 +320,7 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
         EpisodeJob(
             agent=parse_agent_spec(agent).label,
             env_id=env_id,
+            task_folder=task_folder(env_id),
             seed=seed,
             trial=trial,
             perturbations=stack,
@@ -326,7 +339,8 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
 
 
 def match_tasks(patterns: list[str]) -> list[str]:
-    """Registered env ids matching the patterns (``WebEval/*``, ``form``, ``WebEval/form-v0``).
+    """Registered env ids matching the patterns (``WebEval/*``, ``form``, ``WebEval/form-v0``,
+    ``MyApp/*`` for a folder registered under ``MyApp``).
 
     Raises:
         ConfigError: a pattern matches no registered id (the message suggests the closest).

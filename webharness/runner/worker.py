@@ -88,6 +88,7 @@ class Worker:
         trace_dir = folder.trace_dir(job)
         episode = folder.episode_dir(trace_dir)
         agent = _make_agent(job.agent, job.agent_options)
+        _register_task(job)
         env = self.env(job.env_id, job.obs_mode, job.perturbations)
         started = time.perf_counter()
         writing = f"writing the trace of {job.env_id} seed {job.seed} to {episode}"
@@ -114,9 +115,10 @@ class Worker:
                 f"writing the golden traces or transcript of {job.env_id} seed {job.seed}", exc
             ) from exc
         usage = getattr(agent, "usage", None)
+        spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
         attempt = attempt_record(
             trace,
-            score_trace(trace, goldens),
+            score_trace(trace, goldens, spec=spec),
             runner=job.agent,
             model=getattr(agent, "model", None),
             trial=job.trial,
@@ -215,6 +217,16 @@ def apply_perturbations(env: gym.Env, stack: str) -> gym.Env:
 
     names, _, strength = stack.partition("@")
     return perturb(env, names, strength=float(strength) if strength else 0.5)
+
+
+def _register_task(job: EpisodeJob) -> None:
+    """Register the folder of the job's task in this process (a spawned worker, a Ray
+    worker) unless it is known here already: a built-in, a pack, or registered before."""
+    from webharness.envs.registration import register_folder
+    from webharness.spec.catalogue import task_ids
+
+    if job.task_folder is not None and job.env_id not in task_ids():
+        register_folder(job.task_folder)
 
 
 def _make_agent(label: str, run_options: dict[str, Any]) -> Any:
