@@ -45,7 +45,7 @@ def test_a_config_read_back_registers_its_folders_again(tmp_path):
     assert saved["tasks"] == ["MyApp/notes-v0"]
     with pytest.raises(webharness.UnknownTaskError):
         webharness.get_task("MyApp/notes-v0")  # forgotten, as in a new process
-    again = RunConfig.model_validate(saved)  # as a resumed run reads its config
+    again = RunConfig.model_validate(saved)  # the config as the manifest keeps it
     assert [j.env_id for j in expand_jobs(again, tmp_path)] == ["MyApp/notes-v0"]
 
 

@@ -223,9 +223,9 @@ def _register_task(job: EpisodeJob) -> None:
     """Register the folder of the job's task in this process (a spawned worker, a Ray
     worker) unless it is known here already: a built-in, a pack, or registered before."""
     from webharness.envs.registration import register_folder
-    from webharness.spec.catalogue import task_ids
+    from webharness.spec.catalogue import task_folder
 
-    if job.task_folder is not None and job.env_id not in task_ids():
+    if job.task_folder is not None and task_folder(job.env_id) is None:
         register_folder(job.task_folder)
 
 
