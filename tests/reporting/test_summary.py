@@ -7,7 +7,14 @@ from typing import Any
 import pytest
 
 from webharness.reporting.records import EvalAttempt
-from webharness.reporting.summary import Summary, summarize, wilson_interval
+from webharness.reporting.splits import Split
+from webharness.reporting.summary import (
+    Summary,
+    rate_gap,
+    success_rate,
+    summarize,
+    wilson_interval,
+)
 
 
 def attempt(**fields: Any) -> EvalAttempt:
@@ -182,6 +189,63 @@ def test_gap_compares_only_scenarios_the_stack_was_run_on() -> None:
     assert gap.clean.n == 1 and gap.gap == 0.0
 
 
+def test_a_gap_carries_newcombes_interval_from_the_two_wilson_intervals() -> None:
+    # Newcombe (1998), Statistics in Medicine 17:873, table II, example (a), method 10.
+    ran = [attempt(seed=i, passed=i < 56) for i in range(70)]
+    other = [attempt(seed=i, passed=i < 48) for i in range(80)]
+    gap = rate_gap(success_rate(ran), success_rate(other))
+    assert gap["gap"] == pytest.approx(0.2)
+    assert (gap["gap_low"], gap["gap_high"]) == pytest.approx((0.0524, 0.3339), abs=5e-5)
+    empty = rate_gap(success_rate(ran), success_rate([]))
+    assert empty == {"gap": None, "gap_low": None, "gap_high": None}
+
+
+def test_the_perturbation_gap_has_its_interval() -> None:
+    runs = [attempt(seed=i) for i in range(4)] + [
+        attempt(seed=i, perturbations="popup", passed=False) for i in range(4)
+    ]
+    (gap,) = summarize(runs).overall.perturbation_gaps
+    assert gap.gap == 1.0 and gap.gap_low is not None and 0.0 < gap.gap_low < 1.0
+    assert gap.gap_high == pytest.approx(1.0)
+
+
+def test_success_per_split_and_the_gap_from_the_first_split_of_its_kind() -> None:
+    runs = [attempt(seed=s, passed=s < 9) for s in range(10)]  # seen: 9/10
+    runs += [attempt(seed=s, passed=s < 1003) for s in range(1000, 1010)]  # unseen: 3/10
+    runs += [attempt(seed=s, passed=False) for s in range(2000, 2005)]  # far: 0/5
+    runs += [attempt(runner="other", seed=s) for s in (0, 1000)]
+    splits = [
+        Split(name="seen", seeds=list(range(10))),
+        Split(name="unseen", seeds=list(range(1000, 1010))),
+        Split(name="far", seeds=list(range(2000, 2005))),
+        Split(name="forms", tasks=["WebEval/form-v0"]),
+    ]
+    summary = summarize(runs, splits=splits)
+    agent = summary.runners["agent"]
+    assert list(agent.by_split) == ["seen", "unseen", "far", "forms"]  # as named
+    assert [agent.by_split[n].successes for n in agent.by_split] == [9, 3, 0, 12]
+    gaps = {g.split: g for g in agent.split_gaps}
+    assert set(gaps) == {"unseen", "far"}  # "forms" is the first (and only) task split
+    assert gaps["unseen"].reference == "seen" and gaps["unseen"].gap == pytest.approx(0.6)
+    expected = rate_gap(agent.by_split["seen"], agent.by_split["unseen"])
+    assert (gaps["unseen"].gap_low, gaps["unseen"].gap_high) == (
+        expected["gap_low"],
+        expected["gap_high"],
+    )
+    assert summary.splits == splits
+    assert summary.runners["other"].by_split["far"].n == 0
+    assert {g.split: g.gap for g in summary.runners["other"].split_gaps} == {
+        "unseen": 0.0,
+        "far": None,
+    }
+
+
+def test_a_run_without_splits_has_no_split_view() -> None:
+    summary = summarize([attempt()])
+    assert summary.splits == [] and summary.overall.by_split == {}
+    assert summary.overall.split_gaps == []
+
+
 def test_success_by_perturbation_stack_lists_clean_under_empty_key() -> None:
     runs = [attempt(), attempt(perturbations="popup", passed=False)]
     by_stack = summarize(runs).overall.by_perturbation
@@ -190,7 +254,7 @@ def test_success_by_perturbation_stack_lists_clean_under_empty_key() -> None:
 
 def test_summary_round_trips_through_json() -> None:
     runs = [attempt(trial=t, perturbations=p) for t in range(2) for p in ("", "popup")]
-    summary = summarize(runs)
+    summary = summarize(runs, splits=[Split(name="a", seeds=[0]), Split(name="b", seeds=[1])])
     assert Summary.model_validate_json(summary.model_dump_json()) == summary
 
 

@@ -8,6 +8,7 @@ from webharness.browser.host import LAUNCH_ARGS, find_chromium
 from webharness.cli import main
 from webharness.runner import RunFolder, report_run, rescore, score_run
 
+_BACKGROUND = "e => getComputedStyle(e).backgroundImage"
 SCORED = (
     "passed",
     "failure_code",
@@ -59,12 +60,19 @@ def test_the_html_report_renders_in_a_browser_without_errors(browser, finished_r
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(paths["html"].resolve().as_uri())
         charts = page.locator("svg").count()
-        page.locator("details").first.evaluate("d => d.open = true")
-        timeline_images = page.locator("details img").count()
-        visible = page.locator("details img").first.is_visible()
+        page.locator("details.timeline-episode").first.evaluate("d => d.open = true")
+        thumbnail = page.locator("details.timeline-episode[open] .thumb").first
+        thumbnails, visible = page.locator(".thumb").count(), thumbnail.is_visible()
+        thumbnail.click()  # opens the picture over the page, as large as it fits
+        enlarged = page.locator("details.shot[open] .zoom")
+        box, picture = enlarged.bounding_box(), enlarged.evaluate(_BACKGROUND)
+        enlarged.click()  # and closes it
+        closed = page.locator("details.shot[open]").count() == 0
         browser.close()
     assert errors == []
-    assert charts >= 2 and timeline_images > 0 and visible  # success by category, steps
+    assert charts >= 2 and thumbnails > 0 and visible  # success by category, steps
+    assert box is not None and (box["width"], box["height"]) == (1280, 720)  # the viewport
+    assert picture.startswith('url("data:image/jpeg;base64,') and closed
     assert paths["markdown"].read_text().startswith("#")
 
 

@@ -18,8 +18,9 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
-from matplotlib.ticker import AutoLocator
+from matplotlib.ticker import AutoLocator, FuncFormatter
 
+from webharness.reporting import formats as fmt
 from webharness.reporting.records import EvalAttempt
 from webharness.reporting.summary import Rate, Summary
 
@@ -44,6 +45,7 @@ def render_charts(attempts: list[EvalAttempt], summary: Summary) -> dict[str, st
         "Root-cause stages (share of failures)": lambda: root_cause_shares(summary),
         "Steps per episode": lambda: steps_histogram(attempts),
         "Robustness by perturbation": lambda: robustness(summary),
+        "Success by split": lambda: success_by_split(summary),
     }
     charts = {}
     for index, (title, make) in enumerate(makers.items()):
@@ -93,6 +95,14 @@ def robustness(summary: Summary) -> Figure | None:
     return _grouped_rates([s or "clean" for s in stacks], rates, xlabel="perturbation stack")
 
 
+def success_by_split(summary: Summary) -> Figure | None:
+    """Grouped bars: success rate in each split of the run (its generalisation view)."""
+    if not summary.splits:
+        return None
+    rates = {name: g.by_split for name, g in summary.runners.items()}
+    return _grouped_rates([s.name for s in summary.splits], rates, xlabel="split")
+
+
 def failure_codes(summary: Summary) -> Figure | None:
     """Horizontal grouped bars: how often each failure code occurred, per runner."""
     codes = list(summary.overall.failure_codes)  # most common first
@@ -126,6 +136,7 @@ def root_cause_shares(summary: Summary) -> Figure | None:
         ax.barh(names, shares, left=left, label=stage, color=_colour(i, "Set2"))
         left += shares
     ax.set_xlim(0, 1)
+    _percent_ticks(ax.xaxis)
     ax.set_xlabel("share of failures with a root cause")
     ax.invert_yaxis()
     ax.legend(ncols=len(stages), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
@@ -189,6 +200,7 @@ def _grouped_rates(
         ha="right" if crowded else "center",
     )
     ax.set_ylim(0, 1.05)
+    _percent_ticks(ax.yaxis)
     ax.set_ylabel("success rate (95% CI)")
     ax.set_xlabel(xlabel)
     _legend(ax, len(rates))
@@ -202,6 +214,11 @@ def _figure(height: float) -> tuple[Figure, Axes]:
 
 def _legend(ax: Axes, entries: int) -> None:
     ax.legend(ncols=min(entries, 4), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+
+
+def _percent_ticks(axis: Axis) -> None:
+    """Shares labelled as the tables write them (``fmt.pct``)."""
+    axis.set_major_formatter(FuncFormatter(lambda value, _: fmt.pct(value)))
 
 
 def _integer_ticks(axis: Axis) -> None:

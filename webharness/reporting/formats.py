@@ -1,8 +1,13 @@
 """How the reports write numbers, and the terminal's summary table.
 
+Every share (a rate, progress, fidelity) is written by ``pct``, every other number by
+``num``, a difference of rates by ``pp``; a missing value is "–" everywhere.
+
 Example:
-    >>> pct(0.25), usd(0.000015), cost_text(0, None), cost_text(120, None)
-    ('25.0%', '$0.000015', '–', 'no price')
+    >>> pct(0.25), num(0.6090193558586564), num(12.0), pp(-0.125)
+    ('25.0%', '0.609', '12', '-12.5 pp')
+    >>> usd(0.000015), cost_text(0, None), cost_text(120, None)
+    ('$0.000015', '–', 'no price')
 """
 
 from __future__ import annotations
@@ -10,7 +15,11 @@ from __future__ import annotations
 import math
 
 from webharness.reporting.costs import Usage
-from webharness.reporting.summary import GroupSummary, Rate, Summary
+from webharness.reporting.summary import GroupSummary, Rate, RateGap, Summary
+
+MISSING = "–"
+# Evidence values that are shares of 0..1 (the rest of its numbers are counts or scores).
+SHARES = frozenset({"progress", "fidelity"})
 
 
 def format_summary_table(summary: Summary) -> str:
@@ -66,29 +75,59 @@ def summary_rows(summary: Summary) -> list[tuple[str, GroupSummary]]:
 
 
 def pct(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.1f}%"
+    """A share of 0..1 as a percentage: ``25.0%``."""
+    return MISSING if value is None else f"{value * 100:.1f}%"
 
 
 def pp(value: float | None) -> str:
     """A difference of two rates, in signed percentage points."""
-    return "–" if value is None else f"{value * 100:+.1f} pp"
+    return MISSING if value is None else f"{value * 100:+.1f} pp"
+
+
+def gap(difference: RateGap) -> str:
+    """A gap between two rates with its 95% interval: ``+60.0 pp [+16.2 pp, +80.3 pp]``."""
+    if difference.gap is None:
+        return MISSING
+    return f"{pp(difference.gap)} [{pp(difference.gap_low)}, {pp(difference.gap_high)}]"
 
 
 def ci(rate: Rate) -> str:
     if rate.rate is None:
-        return "– (n=0)"
+        return f"{MISSING} (n=0)"
     return f"{pct(rate.rate)} [{pct(rate.low)}, {pct(rate.high)}] ({rate.successes}/{rate.n})"
 
 
 def num(value: float | None) -> str:
+    """Any other number: whole ones as they are, the rest to three significant digits."""
     if value is None:
-        return "–"
-    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+        return MISSING
+    if float(value).is_integer() or abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def dash(value: object) -> str:
+    """A value of a table cell, "–" when there is none."""
+    return MISSING if value is None or value == "" else str(value)
+
+
+def evidence_value(name: str, value: object) -> str:
+    """A fact of a failure's evidence as the reports write it: shares by ``pct``, other
+    numbers by ``num``, lists and records spelled out (``url: /a, alerts: none``)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return pct(value) if name in SHARES else num(value)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(evidence_value(name, v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {evidence_value(str(k), v)}" for k, v in value.items())
+    return dash(value)
 
 
 def ms(value: float | None) -> str:
     if value is None:
-        return "–"
+        return MISSING
     return f"{value / 1000:.1f} s" if value >= 1000 else f"{value:.0f} ms"
 
 
@@ -106,7 +145,7 @@ def usd(value: float) -> str:
 def cost_text(tokens: int, cost: float | None) -> str:
     """A cost as the reports show it: none spent, no price for the tokens, or dollars."""
     if tokens == 0:
-        return "–"
+        return MISSING
     return "no price" if cost is None else usd(cost)
 
 

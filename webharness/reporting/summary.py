@@ -10,6 +10,9 @@ Conventions, applied everywhere below:
   None wherever some of the tokens have no price (``webharness.reporting.costs``).
 * Success rates carry a 95% Wilson score interval, which stays inside [0, 1] and is
   sensible at the small n of agent benchmarks (unlike the normal approximation).
+* A gap between two success rates (clean minus perturbed, a reference split minus
+  another split) carries a 95% interval built from the two Wilson intervals (Newcombe's
+  hybrid score interval), in ``gap_low``/``gap_high``.
 
 Example:
     >>> from webharness.reporting.records import EvalAttempt
@@ -31,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from webharness.reporting.costs import PriceTable, Usage, usage
 from webharness.reporting.records import EvalAttempt
+from webharness.reporting.splits import Split
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -45,6 +49,12 @@ class Rate(BaseModel):
     rate: float | None
     low: float | None
     high: float | None
+
+    def bounds(self) -> tuple[float, float, float] | None:
+        """``(rate, low, high)``, or None when there are no episodes."""
+        if self.rate is None or self.low is None or self.high is None:
+            return None
+        return self.rate, self.low, self.high
 
 
 class Spread(BaseModel):
@@ -67,15 +77,31 @@ class PassK(BaseModel):
     pass_at_k: float  # pass@k: fraction of groups where at least one trial passed
 
 
-class PerturbationGap(BaseModel):
-    """Clean success minus success under one perturbation stack, on the same scenarios."""
+class RateGap(BaseModel):
+    """One success rate minus another, with the difference's 95% interval (``rate_gap``)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    gap: float | None  # positive: the second side does worse
+    gap_low: float | None = None
+    gap_high: float | None = None
+
+
+class PerturbationGap(RateGap):
+    """Clean success minus success under one perturbation stack, on the same scenarios."""
 
     stack: str
     clean: Rate
     perturbed: Rate
-    gap: float | None  # clean.rate - perturbed.rate; positive means the stack hurts
+
+
+class SplitGap(RateGap):
+    """A reference split's success minus another split's (the generalisation gap)."""
+
+    reference: str  # the first split of its kind (seeds or tasks), e.g. "seen"
+    split: str  # e.g. "unseen"
+    reference_success: Rate
+    split_success: Rate
 
 
 class GroupSummary(BaseModel):
@@ -100,6 +126,8 @@ class GroupSummary(BaseModel):
     root_causes: dict[str, int] = Field(default_factory=dict)  # stage -> failures
     pass_k: list[PassK] = Field(default_factory=list)  # one entry per k > 1 seen
     perturbation_gaps: list[PerturbationGap] = Field(default_factory=list)
+    by_split: dict[str, Rate] = Field(default_factory=dict)  # in the order the splits were named
+    split_gaps: list[SplitGap] = Field(default_factory=list)
     usage: Usage  # tokens and cost
     usage_by_task: dict[str, Usage] = Field(default_factory=dict)  # by env id
 
@@ -112,29 +140,44 @@ class Summary(BaseModel):
     overall: GroupSummary
     runners: dict[str, GroupSummary] = Field(default_factory=dict)
     prices: PriceTable = Field(default_factory=PriceTable)  # what the costs were computed with
+    splits: list[Split] = Field(default_factory=list)  # the run's named parts, if any
 
 
-def summarize(attempts: list[EvalAttempt], prices: PriceTable | None = None) -> Summary:
+def summarize(
+    attempts: list[EvalAttempt],
+    prices: PriceTable | None = None,
+    splits: list[Split] | None = None,
+) -> Summary:
     """Compute the run's statistics, overall and per runner (runners sorted by name).
 
     Args:
         attempts: the run's episodes.
         prices: what tokens cost; without it every token is unpriced (``cost_usd`` None).
+        splits: named parts of the run, for success by split and the gaps between them.
     """
     prices = prices or PriceTable()
+    splits = splits or []
     by_runner: dict[str, list[EvalAttempt]] = defaultdict(list)
     for a in attempts:
         by_runner[a.runner].append(a)
     return Summary(
-        overall=summarize_group(attempts, prices),
-        runners={name: summarize_group(by_runner[name], prices) for name in sorted(by_runner)},
+        overall=summarize_group(attempts, prices, splits),
+        runners={
+            name: summarize_group(by_runner[name], prices, splits) for name in sorted(by_runner)
+        },
         prices=prices,
+        splits=splits,
     )
 
 
-def summarize_group(attempts: list[EvalAttempt], prices: PriceTable | None = None) -> GroupSummary:
+def summarize_group(
+    attempts: list[EvalAttempt],
+    prices: PriceTable | None = None,
+    splits: list[Split] | None = None,
+) -> GroupSummary:
     """Statistics for one set of attempts; see the module docstring for conventions."""
     prices = prices or PriceTable()
+    splits = splits or []
     ran = [a for a in attempts if not a.not_executable]
     by_task: dict[str, list[EvalAttempt]] = defaultdict(list)
     for a in attempts:
@@ -157,6 +200,8 @@ def summarize_group(attempts: list[EvalAttempt], prices: PriceTable | None = Non
         root_causes=_counts(a.root_cause for a in attempts),
         pass_k=pass_k(attempts),
         perturbation_gaps=perturbation_gaps(attempts),
+        by_split={split.name: success_rate(filter(split.holds, attempts)) for split in splits},
+        split_gaps=split_gaps(attempts, splits),
         usage=usage(attempts, prices),
         usage_by_task={task: usage(by_task[task], prices) for task in sorted(by_task)},
     )
@@ -237,9 +282,52 @@ def perturbation_gaps(attempts: Iterable[EvalAttempt]) -> list[PerturbationGap]:
         scenarios = {a.scenario_id for a in perturbed}
         base = success_rate(a for a in clean if a.scenario_id in scenarios)
         hit = success_rate(perturbed)
-        gap = None if base.rate is None or hit.rate is None else base.rate - hit.rate
-        gaps.append(PerturbationGap(stack=stack, clean=base, perturbed=hit, gap=gap))
+        gaps.append(PerturbationGap(stack=stack, clean=base, perturbed=hit, **rate_gap(base, hit)))
     return gaps
+
+
+def split_gaps(attempts: Iterable[EvalAttempt], splits: list[Split]) -> list[SplitGap]:
+    """The first split of each kind (seeds, tasks) minus each later split of that kind."""
+    attempts = list(attempts)
+    references: dict[str, Split] = {}
+    gaps = []
+    for split in splits:
+        reference = references.setdefault(split.kind, split)
+        if reference is split:
+            continue
+        base = success_rate(filter(reference.holds, attempts))
+        other = success_rate(filter(split.holds, attempts))
+        gaps.append(
+            SplitGap(
+                reference=reference.name,
+                split=split.name,
+                reference_success=base,
+                split_success=other,
+                **rate_gap(base, other),
+            )
+        )
+    return gaps
+
+
+def rate_gap(base: Rate, other: Rate) -> dict[str, float | None]:
+    """``base.rate - other.rate`` as ``RateGap`` fields, with a 95% interval for it.
+
+    The interval is Newcombe's hybrid score interval (method 10), built from the two
+    Wilson intervals, so it stays within [-1, 1] and is sound at small n. All None when
+    either side has no episodes.
+
+    >>> a = Rate(successes=8, n=10, rate=0.8, low=0.4902, high=0.9433)
+    >>> b = Rate(successes=2, n=10, rate=0.2, low=0.0567, high=0.5098)
+    >>> {k: round(v, 3) for k, v in rate_gap(a, b).items()}
+    {'gap': 0.6, 'gap_low': 0.162, 'gap_high': 0.803}
+    """
+    first, second = base.bounds(), other.bounds()
+    if first is None or second is None:
+        return {"gap": None, "gap_low": None, "gap_high": None}
+    (p1, low1, high1), (p2, low2, high2) = first, second
+    gap = p1 - p2
+    below, above = math.hypot(p1 - low1, high2 - p2), math.hypot(high1 - p1, p2 - low2)
+    return {"gap": gap, "gap_low": gap - below, "gap_high": gap + above}
 
 
 def _rates_by(attempts: list[EvalAttempt], field: Callable[[EvalAttempt], str]) -> dict[str, Rate]:

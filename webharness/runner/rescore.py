@@ -9,8 +9,8 @@ from pathlib import Path
 
 from webharness.diagnosis.scoring import EpisodeScore, attempt_record, score_trace
 from webharness.reporting.records import EvalAttempt
-from webharness.reporting.render import EpisodeView, StepView
 from webharness.reporting.summary import summarize
+from webharness.reporting.timelines import EpisodeView, StepView
 from webharness.runner.run_folder import RunFolder
 from webharness.trace.io import TraceError, load_trace
 from webharness.trace.models import EpisodeTrace, StepRecord
@@ -117,9 +117,8 @@ def report_run(run_dir: Path | RunFolder, max_episodes: int = 60) -> dict[str, P
         view = episode_view(run_dir, attempt)
         if view is not None:
             views[attempt.key()] = view
-    return folder.write_report(
-        attempts, summarize(attempts, folder.price_table()), views, max_episodes
-    )
+    summary = summarize(attempts, folder.price_table(), folder.splits())
+    return folder.write_report(attempts, summary, views, max_episodes)
 
 
 def _step_view(

@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 from webharness.agents.specs import identity_changes
 from webharness.reporting.costs import PriceTable
 from webharness.reporting.records import AttemptKey, EvalAttempt, append_attempt, read_attempts
+from webharness.reporting.splits import Split
 from webharness.runner.config import EpisodeJob, RunConfig, RunError
 from webharness.trace.io import TraceError, load_trace
 from webharness.trace.models import EpisodeTrace
 
 if TYPE_CHECKING:
-    from webharness.reporting.render import EpisodeView
     from webharness.reporting.summary import Summary
+    from webharness.reporting.timelines import EpisodeView
 
 
 class RunFolder:
@@ -195,6 +196,11 @@ class RunFolder:
     def price_table(self) -> PriceTable:
         """The prices the run was given (none when its manifest names none)."""
         return PriceTable.model_validate(self._read_manifest().get("prices", {}))
+
+    def splits(self) -> list[Split]:
+        """The splits of the run's config (none for a run made without ``--split``)."""
+        config = self._read_manifest().get("config", {})
+        return [Split.model_validate(split) for split in config.get("splits", [])]
 
     def _read_manifest(self) -> dict[str, Any]:
         try:
