@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from webharness.cli import main
+from webharness.cli import _run_config, build_parser, main
 from webharness.runner import ConfigError, RunConfig, parse_seeds
 from webharness.runner.config import MAX_SEEDS
 
@@ -94,6 +94,12 @@ BAD_RUN_ARGUMENTS = [
         "--agent-option 'seed=2': 'seed' is given twice",
     ),
     (["--prices", "/no/such.yaml"], "--prices '/no/such.yaml': cannot be read"),
+    (["--split", "seen"], "--split 'seen': 'seen' is not NAME=SPEC: write NAME=SEEDS (seen=0-99)"),
+    (["--split", "a=0-1", "--split", "a=2"], "--split 'a=2': two splits are named 'a'"),
+    (["--split", "a=0-1", "--split", "b=1"], "--split 'b=1': splits 'a' and 'b' share seeds 1"),
+    (["--seeds", "0-2", "--split", "a=0-9"], "--split 'a=0-9': split 'a' names seeds the run"),
+    (["--split", "f=tasks:nosuch"], "--split 'f=tasks:nosuch': no task matches 'nosuch'"),
+    (["--split", "f=pages:1"], "--split 'f=pages:1': a split holds seeds or tasks, not 'pages'"),
     (["--workers", "two"], "argument --workers: invalid int value: 'two'"),
     (["--obs-mode", "audio"], "argument --obs-mode: invalid choice: 'audio'"),
 ]
@@ -164,6 +170,25 @@ def test_good_arguments_still_parse():
         trials=3,
     )
     assert config.perturbations[1] == "popup,latency@0.5" and config.trials == 3
+
+
+def test_without_seeds_a_run_plays_the_seeds_its_splits_name():
+    def config(*argv: str) -> RunConfig:
+        return _run_config(build_parser().parse_args(["run", "--agents", "oracle", *argv]))
+
+    split = config("--split", "seen=0-1", "--split", "unseen=100-101", "--split", "f=tasks:form")
+    assert split.seeds == [0, 1, 100, 101]
+    assert [s.name for s in split.splits] == ["seen", "unseen", "f"]
+    assert config("--split", "seen=1", "--seeds", "0-3").seeds == [0, 1, 2, 3]
+    assert config().seeds == config("--split", "f=tasks:form").seeds == [0, 1, 2]
+
+
+def test_the_run_help_documents_splits(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--split NAME=SPEC" in text and "NAME=tasks:IDS (forms=tasks:form,login)" in text
+    assert "(default: the seeds of the splits, else 0-2)" in text
 
 
 def test_a_config_built_in_code_refuses_the_same_values():

@@ -14,6 +14,7 @@ from webharness.cli_record import add_record_parser
 from webharness.errors import WebHarnessError
 from webharness.runner import RunConfig, RunFolder
 from webharness.runner.config import ConfigError, parse_seeds
+from webharness.runner.splits import SPLIT_HELP, parse_split, split_seeds
 from webharness.runner.task_selection import one_task, select_tasks
 from webharness.spec.catalogue import get_task, task_ids
 
@@ -67,6 +68,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         env.close()
 
 
+RUN_SEEDS = "0-2"  # webharness run's seeds without --seeds or a seed split
+
+
 def _run_config(args: argparse.Namespace) -> RunConfig:
     from webharness.agents.specs import AgentSpecError, split_agent_specs
 
@@ -74,12 +78,15 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         agents = split_agent_specs(args.agents)
     except AgentSpecError as exc:
         raise ConfigError("agents", args.agents, str(exc)) from None
+    splits = [parse_split(text) for text in args.split or []]
+    seeds = parse_seeds(args.seeds) if args.seeds is not None else split_seeds(splits)
     return RunConfig.checked(
         agents=agents,
         agent_options=_agent_options(args.agent_option or []),
         prices=_prices(args.prices),
         tasks=_csv(args.tasks),
-        seeds=parse_seeds(args.seeds),
+        seeds=seeds or parse_seeds(RUN_SEEDS),
+        splits=splits,
         perturbations=[p.strip() for p in args.perturbations.split(";")],
         trials=args.trials,
         workers=args.workers,
@@ -266,7 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="YAML/JSON: model -> {prompt: USD, completion: USD} per million tokens, for costs",
     )
     run.add_argument("--tasks", default="WebEval/*", help=TASKS_HELP)
-    run.add_argument("--seeds", default="0-2", help="a range 0-4 or a list 0,3,7")
+    run.add_argument(
+        "--seeds",
+        help=f"a range 0-4 or a list 0,3,7 (default: the seeds of the splits, else {RUN_SEEDS})",
+    )
+    run.add_argument("--split", action="append", metavar="NAME=SPEC", help=SPLIT_HELP)
     run.add_argument(
         "--perturbations",
         default="",

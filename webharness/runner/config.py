@@ -22,6 +22,7 @@ from typing_extensions import Self
 from webharness.errors import WebHarnessError, did_you_mean
 from webharness.reporting.costs import Price, PriceTable
 from webharness.reporting.records import AttemptKey
+from webharness.reporting.splits import Split
 from webharness.spec.task_folders import TaskFolder
 
 # A run of more seeds than this is a typo (0-99999999), not an evaluation; its job list
@@ -68,6 +69,8 @@ class RunConfig(BaseModel):
     # folder written among the tasks ("./myapp", "MyApp=./myapp") moves here, its ids there
     task_folders: list[TaskFolder] = Field(default_factory=list)
     seeds: list[int] = Field(default_factory=lambda: [0])
+    # named parts of the run for the report ("seen=0-99", "forms=tasks:form*"; --split)
+    splits: list[Split] = Field(default_factory=list)
     perturbations: list[str] = Field(
         default_factory=lambda: [""]
     )  # "" = clean; "popup,latency@0.5"
@@ -158,6 +161,22 @@ class RunConfig(BaseModel):
     @classmethod
     def _workers(cls, workers: int) -> int:
         return _count("workers", workers)
+
+    @field_validator("splits", mode="before")
+    @classmethod
+    def _parse_splits(cls, splits: Any) -> Any:
+        from webharness.runner.splits import parse_split
+
+        if isinstance(splits, list):  # anything else: pydantic says what is wrong
+            splits = [parse_split(s) if isinstance(s, str) else s for s in splits]
+        return splits
+
+    @model_validator(mode="after")
+    def _splits(self) -> Self:
+        from webharness.runner.splits import check_splits
+
+        self.splits = check_splits(self.splits, self.seeds, self.tasks)
+        return self
 
 
 _T = TypeVar("_T")
