@@ -99,6 +99,10 @@ BAD_RUN_ARGUMENTS = [
     (["--split", "a=0-1", "--split", "b=1"], "--split 'b=1': splits 'a' and 'b' share seeds 1"),
     (["--seeds", "0-2", "--split", "a=0-9"], "--split 'a=0-9': split 'a' names seeds the run"),
     (["--split", "f=tasks:nosuch"], "--split 'f=tasks:nosuch': no task matches 'nosuch'"),
+    (
+        ["--tasks", "form", "--split", "f=tasks:login"],
+        "--split 'f=tasks:login': split 'f' names tasks the run leaves out (WebEval/login-v0)",
+    ),
     (["--split", "f=pages:1"], "--split 'f=pages:1': a split holds seeds or tasks, not 'pages'"),
     (["--workers", "two"], "argument --workers: invalid int value: 'two'"),
     (["--obs-mode", "audio"], "argument --obs-mode: invalid choice: 'audio'"),

@@ -83,10 +83,11 @@ def check_splits(splits: list[Split], seeds: list[int], tasks: list[str]) -> lis
     """
     matched = [_matched(split) for split in splits]
     run_tasks = match_tasks(tasks) if any(split.tasks for split in matched) else []
-    for position, split in enumerate(matched):
-        for earlier in matched[:position]:
-            _distinct(earlier, split)
-        _within_run(split, seeds, run_tasks)
+    for position, (written, split) in enumerate(zip(splits, matched)):
+        problems = [_clash(earlier, split) for earlier in matched[:position]]
+        problem = next(filter(None, problems), None) or _outside(split, seeds, run_tasks)
+        if problem:
+            raise ConfigError("splits", describe(written), problem)
     return matched
 
 
@@ -105,35 +106,33 @@ def _matched(split: Split) -> Split:
         raise ConfigError("splits", describe(split), exc.problem) from None
 
 
-def _distinct(earlier: Split, split: Split) -> None:
+def _clash(earlier: Split, split: Split) -> str | None:
+    """What is wrong with ``split`` beside an earlier split, if anything."""
     if split.name == earlier.name:
-        problem = f"two splits are named {split.name!r}; give each its own name"
-        raise ConfigError("splits", describe(split), problem)
+        return f"two splits are named {split.name!r}; give each its own name"
     seeds = set(earlier.seeds) & set(split.seeds)
     tasks = set(earlier.tasks) & set(split.tasks)
-    if seeds or tasks:
-        both = seed_ranges(sorted(seeds)) if seeds else ", ".join(sorted(tasks))
-        problem = (
-            f"splits {earlier.name!r} and {split.name!r} share {split.kind} {both}; "
-            f"an episode belongs to one split of a kind"
+    if not seeds and not tasks:
+        return None
+    both = seed_ranges(sorted(seeds)) if seeds else ", ".join(sorted(tasks))
+    return (
+        f"splits {earlier.name!r} and {split.name!r} share {split.kind} {both}; "
+        f"an episode belongs to one split of a kind"
+    )
+
+
+def _outside(split: Split, seeds: list[int], env_ids: list[str]) -> str | None:
+    """What ``split`` names that the run leaves out, if anything."""
+    missing = sorted(set(split.seeds) - set(seeds))
+    if missing:
+        return (
+            f"split {split.name!r} names seeds the run leaves out ({seed_ranges(missing)}): "
+            f"add them to --seeds, or leave --seeds out to run the splits' seeds"
         )
-        raise ConfigError("splits", describe(split), problem)
-
-
-def _within_run(split: Split, seeds: list[int], env_ids: list[str]) -> None:
-    if split.seeds:
-        missing = sorted(set(split.seeds) - set(seeds))
-        if missing:
-            problem = (
-                f"split {split.name!r} names seeds the run leaves out ({seed_ranges(missing)}): "
-                f"add them to --seeds, or leave --seeds out to run the splits' seeds"
-            )
-            raise ConfigError("splits", describe(split), problem)
-        return
     outside = [t for t in split.tasks if t not in env_ids]
     if outside:
-        problem = (
+        return (
             f"split {split.name!r} names tasks the run leaves out ({', '.join(outside)}): "
             f"add them to --tasks"
         )
-        raise ConfigError("splits", describe(split), problem)
+    return None
