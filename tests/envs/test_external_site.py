@@ -87,4 +87,4 @@ def test_a_wrong_answer_on_the_right_page_fails(env):
 
 def test_other_origins_stay_blocked_on_an_external_site(env):
     _, info = env.reset(seed=0)
-    assert "https://tracker.example/pixel" in info["semantic_state"].blocked_requests
+    assert "https://tracker.example/pixel [fetch]" in info["semantic_state"].blocked_requests

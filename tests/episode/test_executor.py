@@ -275,7 +275,7 @@ def test_a_request_to_another_origin_is_blocked_and_counted(page):
     env, info = page
     assert info["semantic_state"].blocked_requests == []
     _, info = act(env, f"click({ref(info, 'button', 'Phone home')!r})")
-    assert info["semantic_state"].blocked_requests == ["http://evil.example/steal?x=1"]
+    assert info["semantic_state"].blocked_requests == ["http://evil.example/steal?x=1 [fetch]"]
 
 
 @pytest.mark.parametrize(

@@ -130,7 +130,7 @@ def test_an_agent_goto_outside_the_task_is_blocked_and_recorded(page, local_serv
 def test_new_windows_are_closed_and_recorded(page, button):
     env, info = page
     info = click(env, info, button)
-    assert "new_window: http://webeval.test/page2.html" in blocked_soon(env, info, "new_window")
+    assert "http://webeval.test/page2.html [new window]" in blocked_soon(env, info, "new window")
     context = env.unwrapped.episode.session.context
     deadline = time.monotonic() + 10
     while len(context.pages) > 1 and time.monotonic() < deadline:
@@ -158,17 +158,17 @@ def test_downloads_are_refused_and_recorded(page):
 
     session.settle, session.settle_and_snapshot = noting_settle, noting_settle_and_snapshot
     info = click(env, info, "Download file")
-    assert "download: http://webeval.test/download.bin" in info["semantic_state"].blocked_requests
+    assert "http://webeval.test/download.bin [download]" in info["semantic_state"].blocked_requests
     assert settled and all(settled), "the click's settle ran to its cap, waiting for a navigation"
 
 
 @pytest.mark.parametrize(
     "button, refusals, recorded",
     [
-        ("Locate me", {"geo denied 1"}, "permission: geolocation"),
+        ("Locate me", {"geo denied 1"}, "geolocation [permission]"),
         # The full Chromium answers "denied"; the headless shell leaves it at "default" (not
         # granted, no prompt). Either way the page gets no permission.
-        ("Notify me", {"notify denied", "notify default"}, "permission: notifications"),
+        ("Notify me", {"notify denied", "notify default"}, "notifications [permission]"),
     ],
 )
 def test_permission_prompts_are_denied_and_recorded(page, button, refusals, recorded):

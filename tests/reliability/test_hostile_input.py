@@ -351,7 +351,7 @@ def test_go_back_off_the_first_page_is_refused_and_recorded(form_env):
     assert info["action_result"].error is ActionErrorKind.NAVIGATION_BLOCKED
     assert "about:blank" in info["action_result"].message
     assert info["semantic_state"].url == start and not (terminated or truncated)
-    assert info["semantic_state"].blocked_requests[-1] == "about:blank"
+    assert info["semantic_state"].blocked_requests[-1] == "about:blank [go_back]"
 
 
 def test_go_back_within_the_task_still_works(form_env):

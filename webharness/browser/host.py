@@ -50,6 +50,9 @@ LAUNCH_ARGS = (
     "--disable-sync",
     "--no-first-run",
     "--disable-dev-shm-usage",
+    # WebRTC sends only through the context's proxy (browser/egress.py): no direct UDP
+    # (STUN), and its TCP relays go through the proxy, which checks them.
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
 # Playwright's driver is a Node.js process that only relays small protocol messages; with
 # V8's default young generation (16 MB semi-spaces) it holds ~20 MB more than it needs.

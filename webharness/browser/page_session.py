@@ -22,6 +22,7 @@ from PIL import Image
 from playwright.async_api import Browser, BrowserContext, CDPSession, ConsoleMessage, Download, Page
 from playwright.async_api import Error as PlaywrightError
 
+from webharness.browser.egress import EgressProxy
 from webharness.episode.site import SiteRouter
 
 AGENT = "window[Symbol.for('webharness.agent')]"
@@ -83,9 +84,14 @@ class PageSession:
     """A fresh, isolated context and page for one episode."""
 
     def __init__(
-        self, context: BrowserContext, page: Page, router: SiteRouter, cdp: CDPSession
+        self,
+        context: BrowserContext,
+        page: Page,
+        router: SiteRouter,
+        cdp: CDPSession,
+        egress: EgressProxy,
     ) -> None:
-        self.context, self.page, self.router = context, page, router
+        self.context, self.page, self.router, self._egress = context, page, router, egress
         self._cdp = cdp  # for screenshots; opened with the page, ahead of the episode
         self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
         self._loaded = asyncio.Event()
@@ -99,18 +105,20 @@ class PageSession:
     @classmethod
     async def open(cls, browser: Browser, viewport: tuple[int, int]) -> PageSession:
         """A new context with the agent script and the router installed, and its page."""
+        router = SiteRouter()
+        egress = EgressProxy(router.reaches, router.record)
         context = await browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},
             service_workers="block",
             accept_downloads=False,
             reduced_motion="reduce",
+            proxy={"server": await egress.start()},
         )
-        router = SiteRouter()
         await context.add_init_script(page_agent_script())
         await context.route("**/*", router.handle)
         await context.route_web_socket(re.compile(".*"), router.handle_websocket)
         page = await context.new_page()
-        return cls(context, page, router, await context.new_cdp_session(page))
+        return cls(context, page, router, await context.new_cdp_session(page), egress)
 
     def _on_load(self, _page: Page) -> None:
         self._loads += 1
@@ -125,20 +133,20 @@ class PageSession:
         """A window the page opened (window.open, target=_blank): recorded and closed."""
         if page is self.page:
             return
-        self.router.record(f"new_window: {page.url}")
+        self.router.record(f"{page.url} [new window]")
         try:
             await page.close()
         except PlaywrightError:
             pass  # already closed
 
     def _on_download(self, download: Download) -> None:
-        self.router.record(f"download: {download.url}")  # refused: accept_downloads=False
+        self.router.record(f"{download.url} [download]")  # refused: accept_downloads=False
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
             refused = _REFUSED_NAVIGATION.match(message.text)
             if refused:
-                self.router.record(refused.group(1))
+                self.router.record(f"{refused.group(1)} [navigation]")
 
     async def goto(self, url: str, timeout_ms: float) -> None:
         await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
@@ -261,3 +269,4 @@ class PageSession:
             await self.context.close()
         except PlaywrightError:
             pass  # the browser is already gone
+        await self._egress.close()

@@ -255,7 +255,7 @@ async def _goto(session: PageSession, action: A.Goto, ctx: ExecContext) -> None:
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     if parts.scheme not in ("http", "https") or origin not in ctx.allowed_origins:
-        session.router.record(url)
+        session.router.record(f"{url} [goto]")
         raise ActionFailed(
             K.NAVIGATION_BLOCKED,
             f"{action.url!r} is outside this task; "
@@ -281,7 +281,7 @@ async def _go_back(session: PageSession, action: A.GoBack, ctx: ExecContext) -> 
         parts = urlsplit(previous)
         web = parts.scheme in ("http", "https")
         if not web or f"{parts.scheme}://{parts.netloc}" not in ctx.allowed_origins:
-            session.router.record(previous)
+            session.router.record(f"{previous} [go_back]")
             where = "another origin" if web else "the page before the task's first page"
             raise ActionFailed(
                 K.NAVIGATION_BLOCKED,

@@ -48,8 +48,9 @@ class SiteEpisode:
     runtime: dict[str, Any] = field(default_factory=dict)  # seed and params the site's JS sees
     request_hooks: list[RequestHook] = field(default_factory=list)
     html_transforms: list[HtmlTransform] = field(default_factory=list)
-    # What was refused, in order: request URLs, and "new_window: <url>",
-    # "download: <url>", "permission: <name>" for the other things a page may try.
+    # What was refused, in order, each as "<url or name> [<kind>]": a request's kind is
+    # its resource type ("[egress: ...]" when the context's proxy caught it past the
+    # routes); "[new window]", "[download]", "[permission]", "[goto]" for the rest.
     blocked: list[str] = field(default_factory=list)
 
 
@@ -70,14 +71,25 @@ class SiteRouter:
             origin = _origin(url)
             if origin == episode.origin and episode.site_dir is not None:
                 await self._serve_site(route, request, episode)
-            elif origin == episode.origin or origin in episode.allowed_origins:
-                await route.continue_()
+            elif self.reaches(origin):
+                await route.continue_()  # through the context's proxy (browser/egress.py)
             else:
-                self.record(url)
+                self.record(f"{url} [{request.resource_type}]")
                 await route.abort("blockedbyclient")
         except PlaywrightError:
             # The page went away while the request was in flight (navigation, close).
             pass
+
+    def reaches(self, origin: str) -> bool:
+        """Whether this episode may send a request to ``origin`` over the network: the
+        origin of an external site, or one the task allows. A local site's origin is served
+        by the route alone; nothing goes to the network for it."""
+        episode = self.episode
+        if episode is None:
+            return False
+        if origin == episode.origin:
+            return episode.site_dir is None
+        return origin in episode.allowed_origins
 
     def record(self, entry: str) -> None:
         """Note something refused this episode (it shows in ``blocked_requests``)."""
@@ -96,7 +108,7 @@ class SiteRouter:
             ):
                 ws.connect_to_server()
             else:
-                self.record(ws.url)
+                self.record(f"{ws.url} [websocket]")
                 await ws.close(code=1008, reason="blocked by webharness")
         except PlaywrightError:
             pass  # the page went away

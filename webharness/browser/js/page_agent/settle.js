@@ -5,7 +5,7 @@
 const onNavigate = (event) => {
   if (typeof event.downloadRequest === "string") {
     if (event.cancelable) event.preventDefault();
-    contain("download: " + event.destination.url);
+    contain(event.destination.url + " [download]");
   } else if (!event.destination.sameDocument) {
     markNavigating();
   }
