@@ -140,6 +140,49 @@ def test_any_action_string_through_step_is_clean(env, text):
     _assert_clean(env, text)
 
 
+# Random calls aimed at real pages, most of them well formed: refs the scenario hands out,
+# any text, any URL path (long ones too), any number, per each action's parameters.
+_ARGUMENT = {
+    "ref": st.sampled_from([f"e{i}" for i in range(1, 40)]) | st.text(max_size=20),
+    "url": st.builds(lambda t: "/" + t, st.text(max_size=400)) | st.text(max_size=60),
+    "key": st.sampled_from(["Enter", "Tab", "Escape", "Control+a", "F5", "Alt+Left"])
+    | st.text(max_size=12),
+    "dx": st.integers(-(10**9), 10**9) | st.floats(allow_nan=True),
+    "ms": st.integers(-(10**6), 10**6),
+}
+_ARGUMENT["dy"] = _ARGUMENT["x"] = _ARGUMENT["y"] = _ARGUMENT["dx"]
+_ON_A_SCENARIO = st.sampled_from(sorted(A._SIGNATURES)).flatmap(
+    lambda name: st.tuples(
+        *(_ARGUMENT.get(param, st.text(max_size=200)) for param in A._SIGNATURES[name])
+    ).map(lambda args: f"{name}({', '.join(map(repr, args))})")
+)
+
+
+@pytest.fixture(scope="module", params=["form", "shop"])
+def scenario_env(request, browser):
+    env = gym.make(f"WebEval/{request.param}-v0", obs_mode="text", max_steps=1_000)
+    env.reset(seed=0)
+    yield env
+    env.close()
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=_ON_A_SCENARIO | _strings())
+def test_random_actions_on_a_scenario_never_end_as_a_harness_fault(scenario_env, text):
+    """Whatever an agent sends, the step is the agent's outcome: never ``browser_error``
+    and never an episode that is not executable, while the browser itself is fine."""
+    _, _, terminated, truncated, info = scenario_env.step(text)
+    assert info["action_result"].error is not ActionErrorKind.BROWSER_ERROR, (
+        text,
+        info["action_result"].message,
+    )
+    assert "episode_end" not in info or not info["episode_end"].not_executable, text
+    if terminated or truncated:
+        scenario_env.reset(seed=0)
+
+
 def test_an_unparseable_action_is_a_model_protocol_failure():
     assert ERROR_CODES[ActionErrorKind.UNPARSEABLE] is FailureCode.MODEL_PROTOCOL
 
