@@ -10,6 +10,7 @@ from gymnasium.error import ResetNeeded
 
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
+from webharness.browser.page_session import DEFAULT_TREE_LINES
 from webharness.browser.runtime import BrowserRuntime
 from webharness.episode.episode import Episode, EpisodeOptions, Observed
 from webharness.episode.hooks import EpisodeHooks, HookFactory
@@ -38,6 +39,11 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         >>> obs, info = env.reset(seed=3)
         >>> obs, reward, terminated, truncated, info = env.step("noop()")
         >>> env.close()
+
+    ``max_tree_lines`` is the observation's budget: past half of it the accessibility tree
+    keeps to what the viewport shows, at the budget it ends with a line saying how many
+    elements it left out (scroll to bring them in); ``semantic_state.elements`` is bounded
+    the same way.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -54,6 +60,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         headless: bool = True,
         action_timeout_ms: float = 5_000,
         settle_cap_ms: float = 3_000,
+        max_tree_lines: int = DEFAULT_TREE_LINES,
     ) -> None:
         self.task_spec = task if isinstance(task, TaskSpec) else get_task(task)
         self.obs_mode = _choice(ObsMode, obs_mode, "obs_mode")
@@ -70,6 +77,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             screenshots=self.obs_mode != ObsMode.TEXT,
             action_timeout_ms=action_timeout_ms,
             settle_cap_ms=settle_cap_ms,
+            max_tree_lines=_at_least(10, max_tree_lines, "max_tree_lines"),
         )
         self.observation_space = observation_space(self.obs_mode, viewport)
         self.action_space = text_space(A.MAX_ACTION_CHARS)  # DSL strings; typed Actions too
@@ -265,6 +273,12 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             "step": self._steps,
             "perturbations": [e.model_dump() for e in episode.hooks.events],
         }
+
+
+def _at_least(low: int, value: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name}={value!r}: give a whole number of at least {low}")
+    return value
 
 
 def _choice(enum: type[Any], value: str, name: str) -> Any:

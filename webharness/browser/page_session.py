@@ -42,6 +42,10 @@ _SETTLE_AND_OBSERVE_JS = (
 )
 
 
+# The observation's budget in tree lines (``snapshot.js``): past half of it the in-page walk
+# keeps to the viewport, at the budget it stops and says what it left out.
+DEFAULT_TREE_LINES = 5_000
+
 # The page agent (``js/page_agent/``), one file per concept, joined in this order into one
 # function scope that runs once per document, before the page's own scripts: it tracks
 # DOM mutations and requests (settling), hands out refs that stay with their element, and
@@ -160,19 +164,24 @@ class PageSession:
         return settled
 
     async def settle_and_snapshot(
-        self, quiet_ms: float, cap_ms: float, min_ref: int, expressions: Sequence[str] = ()
+        self,
+        quiet_ms: float,
+        cap_ms: float,
+        min_ref: int,
+        expressions: Sequence[str] = (),
+        max_lines: int = DEFAULT_TREE_LINES,
     ) -> tuple[bool, Snapshot, float]:
         """``settle`` then ``snapshot``, in one round trip when no navigation intervenes.
 
         Returns whether the page settled, the snapshot, and the snapshot's own time (ms).
         """
-        request = {"minRef": min_ref, "expressions": list(expressions)}
+        request = {"minRef": min_ref, "maxLines": max_lines, "expressions": list(expressions)}
         settled, raw = await self._settle(quiet_ms, cap_ms, request)
         if raw is None or "snap" not in raw:  # no new document in time, or a snapshot that threw
             started = time.perf_counter()
             return (
                 settled,
-                await self.snapshot(min_ref, expressions),
+                await self.snapshot(min_ref, expressions, max_lines),
                 (time.perf_counter() - started) * 1000,
             )
         return settled, self._snapshot_of(raw["snap"]), raw["snapshotMs"]
@@ -228,7 +237,9 @@ class PageSession:
         except PlaywrightError:
             pass
 
-    async def snapshot(self, min_ref: int, expressions: Sequence[str] = ()) -> Snapshot:
+    async def snapshot(
+        self, min_ref: int, expressions: Sequence[str] = (), max_lines: int = DEFAULT_TREE_LINES
+    ) -> Snapshot:
         """One round trip: the snapshot pass, then each JS predicate (an error counts as false).
 
         The result crosses Playwright's protocol as one JSON string, far faster than the
@@ -236,7 +247,8 @@ class PageSession:
         """
         raw = json.loads(
             await self.page.evaluate(
-                f"(o) => {AGENT}.observe(o)", {"minRef": min_ref, "expressions": list(expressions)}
+                f"(o) => {AGENT}.observe(o)",
+                {"minRef": min_ref, "maxLines": max_lines, "expressions": list(expressions)},
             )
         )
         return self._snapshot_of(raw)

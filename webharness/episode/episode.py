@@ -19,7 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
-from webharness.browser.page_session import PageSession, Snapshot
+from webharness.browser.page_session import DEFAULT_TREE_LINES, PageSession, Snapshot
 from webharness.episode.backend import Backend
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
@@ -39,6 +39,7 @@ class EpisodeOptions:
     action_timeout_ms: float = 5_000
     settle_quiet_ms: float = 10
     settle_cap_ms: float = 3_000
+    max_tree_lines: int = DEFAULT_TREE_LINES  # the observation's budget (page_session.py)
 
 
 @dataclass
@@ -155,6 +156,7 @@ class Episode:
             self.options.settle_cap_ms,
             self.max_ref + 1,
             self._js,
+            self.options.max_tree_lines,
         )
         try:
             _, snap, snapshot_ms = await self.session.settle_and_snapshot(*args)
@@ -205,14 +207,18 @@ class Episode:
         shot = self._capture(timings)
         started = time.perf_counter()
         try:
-            snap = await self.session.snapshot(self.max_ref + 1, self._js)
+            snap = await self.session.snapshot(
+                self.max_ref + 1, self._js, self.options.max_tree_lines
+            )
         except PlaywrightError:
             # A navigation began after the page looked settled (a native form GET can start
             # late): the document went away mid-pass. Follow it, then look again.
             await _discard(shot)
             await self._settle()
             shot = self._capture(timings)
-            snap = await self.session.snapshot(self.max_ref + 1, self._js)
+            snap = await self.session.snapshot(
+                self.max_ref + 1, self._js, self.options.max_tree_lines
+            )
         timings["snapshot"] = _ms(started)
         return self._observed(snap, await shot if shot is not None else None, timings)
 

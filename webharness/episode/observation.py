@@ -162,6 +162,19 @@ def clean_text(text: str, max_length: int) -> str:
     return _outside_charset().sub("\ufffd", text)[:max_length]
 
 
+def _whole_lines(tree: str, max_length: int) -> str:
+    """The tree cut at a line's end to fit the text space, saying so in its last line."""
+    if len(tree) <= max_length:
+        return tree
+    kept = tree[: max_length - 200].rsplit("\n", 1)[0]
+    left = tree.count("\n", len(kept))
+    return (
+        kept
+        + f"\n- note: the tree is longer than {max_length:,} characters: {left} lines are left"
+        + " out; scroll to bring them in"
+    )
+
+
 def observation_space(mode: ObsMode, viewport: tuple[int, int]) -> spaces.Dict:
     """Every field of an observation, bounded and sampleable."""
     width, height = viewport
@@ -194,7 +207,7 @@ def build_observation(
     if mode in (ObsMode.BOTH, ObsMode.PIXELS):
         obs["screenshot"] = screenshot
     if mode in (ObsMode.BOTH, ObsMode.TEXT):
-        obs["axtree"] = clean_text(axtree, MAX_AXTREE_CHARS)
+        obs["axtree"] = _whole_lines(clean_text(axtree, len(axtree)), MAX_AXTREE_CHARS)
     obs["url"] = clean_text(url, MAX_SHORT_TEXT)
     obs["goal"] = clean_text(goal, MAX_SHORT_TEXT)
     obs["last_action_error"] = clean_text(last_action_error, MAX_SHORT_TEXT)

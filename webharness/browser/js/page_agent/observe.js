@@ -1,7 +1,7 @@
 // --- an observation: the snapshot and the task's JS criteria, as one JSON string -----
 // Playwright walks a returned object value by value, far slower than a string.
-const observation = ({ minRef, expressions }) => {
-  const snap = snapshot({ minRef });
+const observation = ({ minRef, maxLines, expressions }) => {
+  const snap = snapshot({ minRef, maxLines });
   snap.js = Object.fromEntries(expressions.map((e) => {
     try { return [e, Boolean(globalEval(e))]; } catch (err) { return [e, false]; } // an error counts as false
   }));

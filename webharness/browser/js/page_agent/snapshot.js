@@ -7,8 +7,19 @@ const snapshot = (options) => {
   try { return snapshotPass(options); } finally { hiddenCache = null; }
 };
 
-const snapshotPass = ({ minRef = 1 } = {}) => {
+// The observation's budget, in tree lines: past half of it the walk keeps to what the
+// viewport shows (scrolling brings the rest in); at the budget it stops, and the tree says
+// how much it left out. Bounds a huge page's pass (50,000 buttons) and its result alike.
+const DEFAULT_MAX_LINES = 5000;
+const onScreen = (el, vw, vh) => {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return true; // no box of its own: its children may have
+  return r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;
+};
+
+const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES } = {}) => {
   state.nextRef = Math.max(state.nextRef, minRef);
+  let walked = 0; // elements looked at (shown, hidden or skipped off screen)
   const lines = [];
   const elements = [];
   const headings = [];
@@ -22,7 +33,10 @@ const snapshotPass = ({ minRef = 1 } = {}) => {
       if (text) lines.push({ depth, text: "- text: " + text, isText: true });
       return;
     }
-    if (node.nodeType !== Node.ELEMENT_NODE || isHidden(node)) return;
+    if (node.nodeType !== Node.ELEMENT_NODE || lines.length >= maxLines) return;
+    if (lines.length >= maxLines / 2 && !onScreen(node, vw, vh)) return;
+    walked += 1;
+    if (isHidden(node)) return;
     const el = node;
     const role = roleOf(el);
     if (!role || !EMIT.has(role)) {
@@ -83,6 +97,12 @@ const snapshotPass = ({ minRef = 1 } = {}) => {
     }
   };
   if (document.body) visit(document.body, 0);
+  if (lines.length >= maxLines / 2 && document.body) {
+    const left = document.body.getElementsByTagName("*").length + 1 - walked;
+    if (left > 0) {
+      lines.push({ depth: 0, text: `- note: this page is larger than the observation's budget of ${maxLines} lines: ${left} elements are left out (most of them outside the viewport); scroll to bring them in` });
+    }
+  }
 
   const axtree = lines.map((l) => "  ".repeat(l.depth) + l.text).join("\n");
   const focusedEl = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;

@@ -1,0 +1,69 @@
+"""The observation's budget: a page of 50,000 buttons gives a bounded tree and element list
+that say what they left out, and scrolling brings the rest in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webharness.envs import WebEvalEnv
+from webharness.episode.observation import MAX_AXTREE_CHARS, _whole_lines
+from webharness.spec.task_spec import TaskSpec
+
+HUGE_SITE = Path(__file__).parents[1] / "fixtures" / "huge_site"
+
+
+@pytest.fixture(scope="module")
+def huge_env(browser):
+    spec = TaskSpec.model_validate(
+        {
+            "id": "huge",
+            "category": "test",
+            "instruction": "Find item 40000.",
+            "site": str(HUGE_SITE),
+            "success": {"kind": "text", "text": "never shown"},
+        }
+    )
+    env = WebEvalEnv(spec, obs_mode="text", max_tree_lines=1_000)
+    yield env
+    env.close()
+
+
+def _buttons(info: dict) -> list[str]:
+    return [e.name for e in info["semantic_state"].elements if e.role == "button"]
+
+
+def test_a_huge_page_gives_a_bounded_tree_that_says_what_it_left_out(huge_env):
+    obs, info = huge_env.reset(seed=0)
+    lines = obs["axtree"].splitlines()
+    assert len(lines) <= 1_001
+    assert lines[-1].startswith("- note: this page is larger than the observation's budget")
+    left_out = int(lines[-1].split(": ", 2)[2].split(" elements")[0])
+    assert 98_000 < left_out < 100_000  # the page's 100,000 elements, less those walked
+    buttons = _buttons(info)
+    assert 0 < len(buttons) <= 1_000 and buttons[0] == "Item 0"
+
+
+def test_scrolling_brings_the_left_out_part_in(huge_env):
+    _, info = huge_env.reset(seed=0)
+    before = set(_buttons(info))
+    info = huge_env.step("scroll(0, 800000)")[4]
+    after = _buttons(info)
+    shown_now = [name for name in after if name not in before]
+    assert shown_now and all(int(name.split()[1]) > 10_000 for name in shown_now)
+
+
+def test_a_tree_over_the_text_space_is_cut_at_a_line_with_a_note():
+    tree = "\n".join(f'- button "Item {i}" [ref=e{i}]' for i in range(20_000))
+    cut = _whole_lines(tree, MAX_AXTREE_CHARS)
+    *kept, note = cut.splitlines()
+    assert len(cut) <= MAX_AXTREE_CHARS and tree.startswith("\n".join(kept) + "\n")
+    assert note.startswith(f"- note: the tree is longer than {MAX_AXTREE_CHARS:,} characters")
+    assert f": {20_000 - len(kept)} lines are left out" in note
+    assert _whole_lines("short", MAX_AXTREE_CHARS) == "short"
+
+
+def test_the_budget_must_be_a_whole_number_of_at_least_ten():
+    with pytest.raises(ValueError, match="max_tree_lines=5: give a whole number of at least 10"):
+        WebEvalEnv("form", max_tree_lines=5)
