@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import gymnasium as gym
@@ -32,7 +33,11 @@ def register_all() -> list[str]:
     return ids
 
 
-def register_tasks(path: str | os.PathLike[str], namespace: str = DEFAULT_NAMESPACE) -> list[str]:
+def register_tasks(
+    path: str | os.PathLike[str],
+    namespace: str = DEFAULT_NAMESPACE,
+    variables: Mapping[str, str] | None = None,
+) -> list[str]:
     """Register every ``task.yaml`` under ``path`` as ``<namespace>/<id>-v0``.
 
     ``path`` is a task folder (``task.yaml`` + ``site/``) or a folder of task folders.
@@ -42,6 +47,9 @@ def register_tasks(path: str | os.PathLike[str], namespace: str = DEFAULT_NAMESP
     Args:
         path: the folder.
         namespace: the env ids' namespace; not ``WebEval`` (the built-ins').
+        variables: values of the files' ``${NAME}`` variables (the URL of your dev
+            server, say), over the environment's; kept with the folder, so the runner's
+            worker processes read the files the same way.
 
     Returns:
         The env ids of the folder's tasks, for ``gym.make``, ``get_task`` and the runner.
@@ -58,7 +66,7 @@ def register_tasks(path: str | os.PathLike[str], namespace: str = DEFAULT_NAMESP
         ['MyApp/login-v0', 'MyApp/search-v0']
         >>> env = gym.make("MyApp/login-v0")  # doctest: +SKIP
     """
-    return register_folder(resolved(path, namespace))
+    return register_folder(resolved(path, namespace, variables))
 
 
 def register_folder(folder: TaskFolder) -> list[str]:

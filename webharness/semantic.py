@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,10 +42,34 @@ class Element(BaseModel):
     validation_message: str = ""
     bbox: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # x, y, width, height
     in_viewport: bool = False
+    current: str | None = None  # aria-current ("page", "step", "true"...), when it has one
+    pressed: bool | None = None  # aria-pressed, on toggle buttons
+    scope: str | None = None  # ref of the node it is in (``nodes``), for tasks with scopes
 
     @property
     def locator(self) -> SemanticLocator:
         return SemanticLocator(role=self.role, name=self.name)
+
+    @property
+    def is_current(self) -> bool:
+        """The page marks it as the current one: aria-current, a selected tab, a pressed
+        toggle button."""
+        if self.current not in (None, "", "false"):
+            return True
+        return bool(self.pressed) or (self.role == "tab" and bool(self.selected))
+
+
+class PageNode(BaseModel):
+    """A node of the page that is not an interactive element (a list, a list item, a row,
+    a region, a dialog, a heading...) and the node it is in. The state holds them only for
+    a task that asks for scopes (``within``, counts by role): the others pay nothing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ref: str
+    role: str
+    name: str = ""
+    scope: str | None = None  # ref of the node it is in
 
 
 class Heading(BaseModel):
@@ -52,6 +77,9 @@ class Heading(BaseModel):
 
     level: int
     text: str
+
+
+_Scoped = TypeVar("_Scoped", Element, PageNode, Element | PageNode)
 
 
 class SemanticState(BaseModel):
@@ -70,23 +98,59 @@ class SemanticState(BaseModel):
     scroll: tuple[float, float] = (0.0, 0.0)
     app: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)  # backend data
     blocked_requests: list[str] = Field(default_factory=list)  # URLs refused this episode
+    nodes: list[PageNode] = Field(default_factory=list)  # only for tasks with scopes
 
     def fingerprint(self) -> str:
         """A short hash of the meaning of the state: geometry and refs left out."""
         payload = self.model_dump(exclude={"focused"})
         payload["elements"] = [_content(e) for e in self.elements]
+        payload["nodes"] = [n.model_dump(exclude={"ref", "scope"}) for n in self.nodes]
         blob = json.dumps(payload, sort_keys=True, default=str)
         return hashlib.sha1(blob.encode()).hexdigest()[:16]
 
-    def find(self, role: str, name: str, exact: bool = True) -> list[Element]:
-        """Elements with this role whose name equals (or contains) ``name``."""
-        wanted = name.strip().lower()
-        return [
-            e
-            for e in self.elements
-            if e.role == role
-            and (e.name.strip().lower() == wanted if exact else wanted in e.name.lower())
+    def find(
+        self, role: str, name: str, exact: bool = True, within: Iterable[str] | None = None
+    ) -> list[Element]:
+        """Elements with this role whose name equals (or contains) ``name``; with
+        ``within`` (refs of nodes, see ``scopes``), only those inside one of them."""
+        found = [e for e in self.elements if _named(e, role, name, exact)]
+        return found if within is None else self._inside(found, set(within))
+
+    def scopes(self, role: str, name: str, exact: bool = True) -> list[str]:
+        """The refs of the nodes and elements with this role and name: the scopes a
+        ``within`` names (empty when the page has none)."""
+        return [n.ref for n in self._all() if _named(n, role, name, exact)]
+
+    def count(
+        self,
+        role: str,
+        name: str | None = None,
+        exact: bool = True,
+        within: Iterable[str] | None = None,
+    ) -> int:
+        """How many elements and nodes have this role (and name, when given)."""
+        found = [
+            n
+            for n in self._all()
+            if n.role == role and (name is None or _named(n, role, name, exact))
         ]
+        return len(found if within is None else self._inside(found, set(within)))
+
+    def _all(self) -> list[Element | PageNode]:
+        return [*self.nodes, *self.elements]
+
+    def _inside(self, found: list[_Scoped], scopes: set[str]) -> list[_Scoped]:
+        """Those of ``found`` with one of ``scopes`` among the nodes they are in."""
+        parent = {n.ref: n.scope for n in self.nodes}
+        parent.update((e.ref, e.scope) for e in self.elements if e.ref not in parent)
+        inside = []
+        for node in found:
+            ref, seen = node.scope, 0
+            while ref is not None and ref not in scopes and seen < len(parent):
+                ref, seen = parent.get(ref), seen + 1
+            if ref is not None and ref in scopes:
+                inside.append(node)
+        return inside
 
     def by_ref(self, ref: str) -> Element | None:
         return next((e for e in self.elements if e.ref == ref), None)
@@ -147,4 +211,11 @@ def _keyed(elements: list[Element]) -> dict[str, Element]:
 
 
 def _content(e: Element) -> dict[str, Any]:
-    return e.model_dump(exclude={"ref", "bbox"})
+    return e.model_dump(exclude={"ref", "bbox", "scope"})
+
+
+def _named(node: Element | PageNode, role: str, name: str, exact: bool) -> bool:
+    wanted = name.strip().lower()
+    return node.role == role and (
+        node.name.strip().lower() == wanted if exact else wanted in node.name.lower()
+    )

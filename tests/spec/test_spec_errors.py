@@ -54,8 +54,152 @@ def _external(url: str) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
+def _external_with(url: str, **fields: Any) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data.update(site=None, start_url=url, **fields)
+
+    return edit
+
+
+def _js(expression: str) -> dict[str, Any]:
+    return {
+        "kind": "all",
+        "of": [{"kind": "url", "path": "/"}, {"kind": "js", "expression": expression}],
+    }
+
+
 _ROWS = ("backend", "collections", "contacts", "rows")
+_APP = "http://127.0.0.1:8000/"
+_FAR = "http://127.0.0.1:9999/api/reset"
+_SAMPLE = {"kind": "sample", "values": ["Milk", "Eggs", "Tea"], "k": 2}
+_FIRST_STEP = ("golden_paths", 0, "steps", 0, "target")
 BAD_SPECS = [
+    Bad(
+        "setup-call-elsewhere",
+        _external_with(_APP, setup=[{"http": {"url": _FAR}}]),
+        "setup.0.http.url",
+        _FAR,
+        "http://127.0.0.1:9999 is not an origin this task may reach",
+    ),
+    Bad(
+        "setup-call-to-a-local-site",
+        _set("setup", [{"http": {"url": "http://webeval.test/api/reset"}}]),
+        "setup.0.http.url",
+        "http://webeval.test/api/reset",
+        "backend: rows",
+    ),
+    Bad(
+        "setup-script-elsewhere",
+        _external_with(_APP, setup=[{"init_script": {"url": "https://cdn.example/seed.js"}}]),
+        "setup.0.init_script.url",
+        "https://cdn.example/seed.js",
+        "add it to allowed_origins",
+    ),
+    Bad(
+        "setup-storage-elsewhere",
+        _external_with(_APP, setup=[{"storage": {"origin": "http://other.test", "local": {}}}]),
+        "setup.0.storage.origin",
+        "http://other.test",
+        "not an origin this task may reach",
+    ),
+    Bad(
+        "setup-two-kinds",
+        _set("setup", [{"http": {"url": "http://webeval.test/x"}, "cookies": []}]),
+        "setup.0",
+        None,
+        "exactly one of http, cookies, storage, init_script, step",
+    ),
+    Bad(
+        "setup-dsl-with-ref",
+        _set("setup", [{"step": "click('e12')"}]),
+        "setup.0.step",
+        "click('e12')",
+        "cannot name a ref",
+    ),
+    Bad(
+        "setup-dsl-unparsed",
+        _set("setup", [{"step": "click the button"}]),
+        "setup.0.step",
+        "click the button",
+        "",
+    ),
+    Bad(
+        "js-syntax",
+        _set("success", _js("document.title ===")),
+        "success.of.1.expression",
+        "document.title ===",
+        "not valid JavaScript: it ends too early",
+    ),
+    Bad(
+        "js-syntax-in-expect",
+        lambda d: d["golden_paths"][0]["steps"][0].update(
+            expect={"kind": "js", "expression": "a b c"}
+        ),
+        "golden_paths.0.steps.0.expect.expression",
+        "a b c",
+        "not valid JavaScript",
+    ),
+    Bad(
+        "init-script-syntax",
+        _set("setup", [{"init_script": {"js": "window.x = ("}}]),
+        "setup.0.init_script.js",
+        "window.x = (",
+        "not valid JavaScript",
+    ),
+    Bad(
+        "index-of-a-plain-param",
+        _set("instruction", "Add {{name[0]}}."),
+        "instruction",
+        "Add {{name[0]}}.",
+        "only a sample parameter (a list) takes an index",
+    ),
+    Bad(
+        "index-past-the-end",
+        lambda d: d.update(
+            instruction="Buy {{items[2]}}.", params={**d["params"], "items": _SAMPLE}
+        ),
+        "instruction",
+        "Buy {{items[2]}}.",
+        "past the end: 'items' holds 2 values, indexed from 0 to 1",
+    ),
+    Bad(
+        "count-both-ways",
+        _set("success", {"kind": "count", "role": "row", "selector": "tr", "count": 2}),
+        "success",
+        None,
+        "either role (and name, within) or selector",
+    ),
+    Bad(
+        "count-min-above-max",
+        _set("success", {"kind": "count", "role": "row", "min": 3, "max": 1}),
+        "success",
+        None,
+        "min 3 is above max 1",
+    ),
+    Bad(
+        "count-selector-within",
+        _set(
+            "success",
+            {"kind": "count", "selector": "li", "within": {"role": "list", "name": "A"}, "min": 1},
+        ),
+        "success",
+        None,
+        "write a selector's scope into it",
+    ),
+    Bad(
+        "eventually-zero",
+        _set("success", {"kind": "eventually", "within_ms": 0, "criterion": {"kind": "url"}}),
+        "success.within_ms",
+        0,
+        "greater than or equal to 1",
+    ),
+    Bad(
+        "within-without-name",
+        _set(*_FIRST_STEP, "within", {"role": "list"}),
+        "golden_paths.0.steps.0.target.within.name",
+        None,
+        "Field required",
+    ),
     Bad("file-url", _external("file:///etc/passwd"), "start_url", "file:///etc/passwd", "http"),
     Bad("not-a-url", _external("not a url"), "start_url", "not a url", "http:// and https://"),
     Bad("no-host", _external("http:///index.html"), "start_url", "http:///index.html", "host"),

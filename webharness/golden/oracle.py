@@ -13,13 +13,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from webharness import actions as A
+from webharness.errors import TaskSpecError
 from webharness.perturbations.label_drift import DRIFTING_ROLES, drift_text
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import get_task
+from webharness.spec.steps import find_target, step_action
 from webharness.spec.task_spec import GoldenPath, GoldenStep, TaskSpec
 from webharness.spec.templating import fill
 from webharness.trace.models import TaskInstance
 
+# Refs start at e1: an action on e0 fails as unknown_ref (the target is not on the page).
+NEVER_ISSUED_REF = "e0"
 # How many times the oracle waits for a target that is not on the page yet (async content).
 MAX_WAITS_PER_STEP = 8
 WAIT_MS = 1000
@@ -56,48 +60,14 @@ def resolve_step(
     ref = None
     if step.target is not None:
         target = step.target
-        names = [target.name]
-        if drift and target.role in DRIFTING_ROLES:
-            names.insert(0, drift_text(target.name, drift))
-        found = (state.find(target.role, name, exact=target.exact) for name in names)
-        matches = next((m for m in found if len(m) > target.nth), None)
-        if matches is None:
+        drifted = (
+            [drift_text(target.name, drift)] if drift and target.role in DRIFTING_ROLES else []
+        )
+        element = find_target(target, state, drifted).element
+        if element is None:
             return None
-        ref = matches[target.nth].ref
-    value = step.value
-    kind = step.action
-    if kind is A.ActionKind.CHECK and str(value).lower() in ("false", "0", "no"):
-        return A.Uncheck(ref=ref)  # a check step with value false means "make it unchecked"
-    fields: dict[str, Any] = {"kind": kind.value}
-    if ref is not None:
-        fields["ref"] = ref
-    fields.update(_value_fields(kind, value))
-    return A.parse_action(fields)
-
-
-def _value_fields(kind: A.ActionKind, value: Any) -> dict[str, Any]:
-    if value is None:
-        return {}
-    name = {
-        A.ActionKind.FILL: "text",
-        A.ActionKind.KEYBOARD_TYPE: "text",
-        A.ActionKind.SEND_MSG_TO_USER: "text",
-        A.ActionKind.SELECT_OPTION: "option",
-        A.ActionKind.PRESS: "key",
-        A.ActionKind.GOTO: "url",
-        A.ActionKind.ASK_USER: "question",
-        A.ActionKind.REPORT_INFEASIBLE: "reason",
-        A.ActionKind.WAIT: "ms",
-    }.get(kind)
-    if kind is A.ActionKind.SCROLL:
-        dx, dy = (float(v) for v in str(value).split(","))
-        return {"dx": dx, "dy": dy}
-    if kind is A.ActionKind.MOUSE_CLICK:
-        x, y = (float(v) for v in str(value).split(","))
-        return {"x": x, "y": y}
-    if name is None:
-        return {}
-    return {name: int(value) if kind is A.ActionKind.WAIT else str(value)}
+        ref = element.ref
+    return step_action(step, ref)
 
 
 class OracleAgent:
@@ -107,6 +77,13 @@ class OracleAgent:
     the page yet is waited for (bounded), as content may arrive late. It plays from the
     spec given to ``reset`` (``play_episode`` gives the env's own, as ``reads_spec`` asks),
     else from the catalogue's spec of the instance's env id.
+
+    A target whose ``within`` scope is still not on the page after the waits is the spec's
+    mistake when the path is being recorded as a golden trace: a
+    ``TaskSpecError`` naming the file, the step's field and the scope (``recording``).
+    Played as an agent,
+    the oracle acts on the target anyway, on a ref the page never issued: the action fails
+    as ``unknown_ref``, which the diagnosis reads as ``observation_miss`` at that step.
     """
 
     name = "oracle"
@@ -114,9 +91,19 @@ class OracleAgent:
 
     def __init__(self, path_id: str | None = None) -> None:
         self.path_id = path_id
+        self.golden = False  # recording a golden trace: a scope not found is a spec error
+        self._spec: TaskSpec | None = None
+        self._path_index = 0
         self._steps: list[GoldenStep] = []
         self._waits = 0
         self._tries: dict[str, int] = {}  # per popup / layout shift: attempts so far
+
+    @classmethod
+    def recording(cls, path_id: str) -> OracleAgent:
+        """The oracle that plays golden path ``path_id`` into a golden trace."""
+        oracle = cls(path_id)
+        oracle.golden = True
+        return oracle
 
     def reset(self, instance: TaskInstance, spec: TaskSpec | None = None) -> None:
         spec = spec or get_task(instance.env_id)
@@ -131,7 +118,7 @@ class OracleAgent:
             raise ValueError(
                 f"task {spec.id!r} has no golden path {self.path_id!r}; it has {known}"
             )
-        self.path = chosen
+        self.path, self._spec, self._path_index = chosen, spec, paths.index(chosen)
         self._steps = list(chosen.steps)
         self._waits = 0
         self._tries = {}
@@ -158,7 +145,10 @@ class OracleAgent:
                 continue
             if action is None:
                 if not self._wait_more():
+                    missed = self._scope_missed(step, state)
                     self._steps.pop(0)  # give up on this step; the criteria will tell
+                    if missed is not None:
+                        return missed
                     continue
                 return A.Wait(ms=WAIT_MS).dsl()
             if (
@@ -171,6 +161,25 @@ class OracleAgent:
             self._waits = 0
             return action.dsl()
         return A.Done().dsl()
+
+    def _scope_missed(self, step: GoldenStep, state: SemanticState) -> str | None:
+        """For a target whose ``within`` scope is not on the page: the spec error of a
+        golden path, or an agent's action on a ref that never existed (None otherwise)."""
+        target = step.target
+        if target is None or target.within is None or find_target(target, state).scope_found:
+            return None
+        if not self.golden:
+            return str(step_action(step, NEVER_ISSUED_REF).dsl())
+        number = len(self.path.steps) - len(self._steps)
+        spec = self._spec
+        raise TaskSpecError(
+            spec.source if spec is not None else "<TaskSpec>",
+            f"golden_paths.{self._path_index}.steps.{number}.target.within",
+            target.within.model_dump(),
+            f"no {target.within.role} named {target.within.name!r} is on the page at this "
+            f"step of golden path {self.path.id!r} (waited {MAX_WAITS_PER_STEP * WAIT_MS} ms); "
+            "fix the scope's role or name, or the steps before it",
+        )
 
     def _wait_more(self) -> bool:
         """Count one more wait for the current step; False (and reset) when out of waits."""

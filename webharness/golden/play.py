@@ -83,5 +83,6 @@ def golden_traces(
         recorder = EpisodeRecorder(
             folder / path.id if folder else None, agent="oracle", golden_path=path.id
         )
-        traces.append(play_episode(env, OracleAgent(path.id), seed, recorder, screenshots))
+        oracle = OracleAgent.recording(path.id)
+        traces.append(play_episode(env, oracle, seed, recorder, screenshots))
     return traces

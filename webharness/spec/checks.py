@@ -81,7 +81,13 @@ def field_path(raw: Any, loc: tuple[int | str, ...]) -> str:
     """
     path: list[str] = []
     node = raw
+    tag_seen = False  # of the node we are at: a union member's tag comes once
     for n, part in enumerate(loc):
+        tag = isinstance(node, dict) and node.get("kind") == part and not tag_seen
+        if tag and _tag_here(node, loc[n + 1 :]):
+            tag_seen = True
+            continue  # the tag of a union member that also names one of its fields
+        tag_seen = False
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
@@ -94,3 +100,9 @@ def field_path(raw: Any, loc: tuple[int | str, ...]) -> str:
             continue  # a name pydantic added, or a step below a plain value
         path.append(str(part))
     return ".".join(path) or "<root>"
+
+
+def _tag_here(node: dict[str, Any], rest: tuple[int | str, ...]) -> bool:
+    """At a ``kind`` tag that is also a key of the member (``kind: count`` has ``count:``),
+    the location means the tag when it ends there or goes on into one of the member's keys."""
+    return not rest or rest[0] in node

@@ -7,11 +7,12 @@ text where the task asks for one.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from webharness.semantic import SemanticState
 from webharness.spec.checks import SPEC_CONFIG, check_regex
@@ -25,6 +26,7 @@ class CriteriaContext:
     final_answer: str | None = None
     asked_user: bool = False
     js: dict[str, Any] = field(default_factory=dict)  # JS predicate source -> its value now
+    js_errors: dict[str, str] = field(default_factory=dict)  # JS source -> what it threw
 
 
 def _norm(text: Any) -> str:
@@ -33,6 +35,22 @@ def _norm(text: Any) -> str:
 
 class _Criterion(BaseModel):
     model_config = SPEC_CONFIG
+
+
+class Scope(BaseModel):
+    """An ancestor to look within: a node of the page (a list item, a row, a region, a
+    dialog) by role and name. Element criteria and golden targets take one as ``within``."""
+
+    model_config = SPEC_CONFIG
+
+    role: str
+    name: str
+    exact: bool = True  # False: the name contains ``name`` (a list item's text, say)
+
+
+def _scopes(state: SemanticState, scope: Scope | None) -> list[str] | None:
+    """The refs ``within`` names (None: no scope, anywhere on the page)."""
+    return None if scope is None else state.scopes(scope.role, scope.name, scope.exact)
 
 
 class UrlIs(_Criterion):
@@ -86,11 +104,14 @@ class HeadingShown(_Criterion):
 
 
 class ElementState(_Criterion):
-    """An element found by role and name exists (or not) and has the given states."""
+    """An element found by role and name (``within`` an ancestor, when given) exists (or
+    not) and has the given states."""
 
     kind: Literal["element"] = "element"
     role: str
     name: str
+    exact: bool = True
+    within: Scope | None = None
     exists: bool = True
     value: str | None = None
     checked: bool | None = None
@@ -98,22 +119,89 @@ class ElementState(_Criterion):
     disabled: bool | None = None
     expanded: bool | None = None
     invalid: bool | None = None
+    pressed: bool | None = None
 
     def holds(self, ctx: CriteriaContext) -> bool:
-        found = [e for e in ctx.state.find(self.role, self.name) if self._matches(e)]
+        within = _scopes(ctx.state, self.within)
+        candidates = ctx.state.find(self.role, self.name, self.exact, within)
+        found = [e for e in candidates if self._matches(e)]
         return bool(found) == self.exists
 
     def _matches(self, element: Any) -> bool:
         wanted = {
             k: v
             for k, v in self.model_dump(
-                include={"checked", "selected", "disabled", "expanded", "invalid"}
+                include={"checked", "selected", "disabled", "expanded", "invalid", "pressed"}
             ).items()
             if v is not None
         }
         if self.value is not None and _norm(element.value or "") != _norm(self.value):
             return False
         return all(bool(getattr(element, k)) == v for k, v in wanted.items())
+
+
+class Current(_Criterion):
+    """The element (role and name) is the page's current one: ``aria-current`` (the nav link
+    of this page, the step of a wizard), the selected tab, or a pressed toggle button."""
+
+    kind: Literal["current"] = "current"
+    role: str
+    name: str
+    exact: bool = True
+    within: Scope | None = None
+
+    def holds(self, ctx: CriteriaContext) -> bool:
+        within = _scopes(ctx.state, self.within)
+        return any(e.is_current for e in ctx.state.find(self.role, self.name, self.exact, within))
+
+
+class Count(_Criterion):
+    """How many elements and nodes of a role (and name, ``within`` an ancestor) the page
+    has, or how many match a CSS ``selector``: exactly ``count``, or from ``min`` to ``max``."""
+
+    kind: Literal["count"] = "count"
+    role: str | None = None
+    name: str | None = None
+    exact: bool = True
+    within: Scope | None = None
+    selector: str | None = None  # counted in the page: document.querySelectorAll
+    count: int | None = Field(default=None, ge=0)
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_way_to_count(self) -> Count:
+        if (self.role is None) == (self.selector is None):
+            raise ValueError("give either role (and name, within) or selector, not both")
+        if self.selector is not None and (self.name is not None or self.within is not None):
+            raise ValueError("name and within go with role; write a selector's scope into it")
+        if self.count is None and self.min is None and self.max is None:
+            raise ValueError("give count, or min and/or max")
+        if self.count is not None and (self.min is not None or self.max is not None):
+            raise ValueError("give count, or min and/or max, not both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is above max {self.max}: no count lies in between")
+        return self
+
+    @property
+    def expression(self) -> str | None:
+        """The JS the page evaluates for a selector count (None for a count by role)."""
+        if self.selector is None:
+            return None
+        return f"document.querySelectorAll({json.dumps(self.selector)}).length"
+
+    def holds(self, ctx: CriteriaContext) -> bool:
+        if self.expression is not None:
+            value = ctx.js.get(self.expression)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return False
+            n = int(value)
+        else:
+            within = _scopes(ctx.state, self.within)
+            n = ctx.state.count(self.role or "", self.name, self.exact, within)
+        if self.count is not None:
+            return n == self.count
+        return (self.min is None or n >= self.min) and (self.max is None or n <= self.max)
 
 
 class TextVisible(_Criterion):
@@ -185,7 +273,7 @@ class JsPredicate(_Criterion):
     expression: str
 
     def holds(self, ctx: CriteriaContext) -> bool:
-        return bool(ctx.js.get(self.expression))
+        return self.expression not in ctx.js_errors and bool(ctx.js.get(self.expression))
 
 
 class AllOf(_Criterion):
@@ -212,6 +300,20 @@ class Not(_Criterion):
         return not self.criterion.holds(ctx)
 
 
+class Eventually(_Criterion):
+    """The criterion holds within ``within_ms`` of the episode's end, for apps that save
+    asynchronously: when the episode ends with the criteria unmet, the env waits (bounded
+    by the largest ``within_ms``) for the page to change until they hold. After each step
+    it is judged at once, as the criterion it wraps."""
+
+    kind: Literal["eventually"] = "eventually"
+    within_ms: int = Field(ge=1, le=60_000)
+    criterion: Criterion
+
+    def holds(self, ctx: CriteriaContext) -> bool:
+        return self.criterion.holds(ctx)
+
+
 Criterion = Annotated[
     UrlIs
     | TitleIs
@@ -222,26 +324,54 @@ Criterion = Annotated[
     | DbRecords
     | AskedUser
     | JsPredicate
+    | Current
+    | Count
     | AllOf
     | AnyOf
-    | Not,
+    | Not
+    | Eventually,
     Field(discriminator="kind"),
 ]
-for _model in (AllOf, AnyOf, Not):
+for _model in (AllOf, AnyOf, Not, Eventually):
     _model.model_rebuild()
 
 
 def walk(criterion: Any) -> list[Any]:
     """The criterion and every criterion nested in it."""
     nested = getattr(criterion, "of", None) or (
-        [criterion.criterion] if isinstance(criterion, Not) else []
+        [criterion.criterion] if isinstance(criterion, (Not, Eventually)) else []
     )
     return [criterion, *(c for child in nested for c in walk(child))]
 
 
 def js_expressions(criterion: Any) -> list[str]:
-    """The JS predicates a criterion tree needs evaluated in the page."""
-    return [c.expression for c in walk(criterion) if isinstance(c, JsPredicate)]
+    """The JS a criterion tree needs evaluated in the page: its predicates, its selector
+    counts."""
+    found = (getattr(c, "expression", None) for c in walk(criterion))
+    return list(dict.fromkeys(e for e in found if e is not None))
+
+
+def uses_scopes(criterion: Any) -> bool:
+    """Whether judging the tree needs the page's nodes (a scope, a count by role)."""
+    return any(
+        getattr(c, "within", None) is not None or (isinstance(c, Count) and c.role is not None)
+        for c in walk(criterion)
+    )
+
+
+def settle_ms(criterion: Any) -> int:
+    """How long the env may wait at the episode's end for the tree to hold (``eventually``)."""
+    return max((c.within_ms for c in walk(criterion) if isinstance(c, Eventually)), default=0)
+
+
+def criteria_errors(criterion: Any, ctx: CriteriaContext) -> list[str]:
+    """What the tree's JavaScript threw in this state, one line each: a criterion that
+    cannot be judged is an error the task's author must see, never a silent false."""
+    return [
+        f"js criterion {expression!r} threw {ctx.js_errors[expression]}"
+        for expression in js_expressions(criterion)
+        if expression in ctx.js_errors
+    ]
 
 
 def _same(actual: Any, expected: Any) -> bool:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_serializer
+from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from webharness.errors import TaskFolderError, TaskSpecError
 from webharness.spec.task_spec import BUILTIN_NAMESPACE, TaskSpec, load_task
@@ -20,12 +23,21 @@ _NOT_TASKS = frozenset({"__pycache__", "node_modules"})  # never searched for ta
 
 class TaskFolder(BaseModel):
     """A folder of tasks and the namespace it is registered under, as a run records it
-    (the path absolute), so a worker process can register it again."""
+    (the path absolute), so a worker process can register it again; with the ``${NAME}``
+    variables it was registered with (``register_tasks(..., variables=...)``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: str
     namespace: str = DEFAULT_NAMESPACE
+    variables: tuple[tuple[str, str], ...] = ()  # (name, value) pairs: hashable
+
+    @model_serializer(mode="wrap")
+    def _without_empty_variables(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("variables"):
+            data.pop("variables", None)  # a manifest without variables reads as before
+        return data
 
 
 def check_namespace(namespace: str) -> str:
@@ -83,7 +95,7 @@ def read_folder(folder: TaskFolder) -> list[tuple[Path, TaskSpec]]:
         )
     found: dict[str, tuple[Path, TaskSpec]] = {}
     for file in files:
-        spec = load_task(file).in_namespace(folder.namespace)
+        spec = load_task(file, dict(folder.variables)).in_namespace(folder.namespace)
         if spec.id in found:
             raise TaskSpecError(
                 str(file),
@@ -95,6 +107,14 @@ def read_folder(folder: TaskFolder) -> list[tuple[Path, TaskSpec]]:
     return list(found.values())
 
 
-def resolved(path: str | os.PathLike[str], namespace: str = DEFAULT_NAMESPACE) -> TaskFolder:
+def resolved(
+    path: str | os.PathLike[str],
+    namespace: str = DEFAULT_NAMESPACE,
+    variables: Mapping[str, str] | None = None,
+) -> TaskFolder:
     """The folder as it is registered and recorded: absolute, ``~`` expanded."""
-    return TaskFolder(path=str(Path(path).expanduser().resolve()), namespace=namespace)
+    return TaskFolder(
+        path=str(Path(path).expanduser().resolve()),
+        namespace=namespace,
+        variables=tuple(sorted((variables or {}).items())),
+    )

@@ -6,7 +6,7 @@ Any problem in the file is a ``TaskSpecError`` that names the file, the field an
 
 from __future__ import annotations
 
-from importlib import resources
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,57 +24,31 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from webharness.actions import REF_ACTIONS, ActionKind
 from webharness.errors import TaskSpecError
 from webharness.spec.backend_spec import BackendSpec
 from webharness.spec.checks import SPEC_CONFIG, check_http_url, check_origin, spec_error
-from webharness.spec.criteria import Criterion, DbRecords, walk
-from webharness.spec.params import ParamSpec, PoolParam, draw_params
+from webharness.spec.criteria import Criterion
+from webharness.spec.params import ParamSpec, draw_params
+from webharness.spec.setup_spec import SetupItem
+from webharness.spec.steps import GoldenPath, GoldenStep, Target
 from webharness.spec.templating import fill, placeholders
+from webharness.spec.variables import expand_variables
 from webharness.spec.yaml_loader import read_yaml
 from webharness.trace.models import TaskInstance
 
+__all__ = [  # the step models live in spec/steps.py; they are imported from here too
+    "GoldenPath",
+    "GoldenStep",
+    "InstantiatedTask",
+    "Target",
+    "TaskSpec",
+    "instantiate",
+    "load_task",
+]
+
 SITE_ORIGIN = "http://webeval.test"
+DATA_SOURCE = "<TaskSpec>"  # the "file" a spec built from data is named by
 BUILTIN_NAMESPACE = "WebEval"  # the env ids of the built-in tasks: WebEval/<id>-v0
-
-
-class Target(BaseModel):
-    """A semantic target: an element by accessibility role and name."""
-
-    model_config = SPEC_CONFIG
-
-    role: str
-    name: str
-    exact: bool = True
-    nth: int = 0  # which match, when several share role and name
-
-
-class GoldenStep(BaseModel):
-    """One step of a golden path, written against semantic targets."""
-
-    model_config = SPEC_CONFIG
-
-    action: ActionKind = Field(strict=False)  # from its name, as YAML and JSON write it
-    target: Target | None = None
-    value: str | bool | int | float | None = (
-        None  # text, option, key, url, message, ms, "dx,dy", checked
-    )
-    expect: Criterion | None = None  # must hold after the step
-    optional: bool = False  # skipped when its target is not on the page
-    note: str = ""
-
-    @model_validator(mode="after")
-    def _target_for_ref_actions(self) -> GoldenStep:
-        if self.action in REF_ACTIONS and self.target is None:
-            raise ValueError(f"action {self.action.value!r} needs a target (role and name)")
-        return self
-
-
-class GoldenPath(BaseModel):
-    model_config = SPEC_CONFIG
-
-    id: str
-    steps: list[GoldenStep] = Field(min_length=1)
 
 
 class ReadySpec(BaseModel):
@@ -122,6 +96,7 @@ class TaskSpec(BaseModel):
 
     model_config = SPEC_CONFIG
     _namespace: str = PrivateAttr(default=BUILTIN_NAMESPACE)
+    _source: str = PrivateAttr(default=DATA_SOURCE)  # the file it was read from
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     category: str
@@ -135,6 +110,10 @@ class TaskSpec(BaseModel):
     allowed_origins: list[Annotated[str, AfterValidator(_http_origin)]] = Field(
         default_factory=list
     )
+    # origins whose static assets (fonts, images, styles, media) the page may load, and
+    # nothing else: no navigation, no API call, no script
+    asset_origins: list[Annotated[str, AfterValidator(_http_origin)]] = Field(default_factory=list)
+    setup: list[SetupItem] = Field(default_factory=list)  # run on reset, in order
     max_steps: int = Field(default=25, ge=1, le=1000)
     ready: ReadySpec | None = None
     backend: BackendSpec | None = None
@@ -151,12 +130,14 @@ class TaskSpec(BaseModel):
         """Validate data as a spec; a problem is a ``TaskSpecError`` (not pydantic's
         ``ValidationError``). ``context={"file": path}`` names the file it came from."""
         try:
-            return super().model_validate(obj, *args, **kwargs)
+            spec = super().model_validate(obj, *args, **kwargs)
         except ValidationError as exc:
             raise spec_error(_source(kwargs.get("context")), obj, exc) from None
         except RecursionError:
             source = _source(kwargs.get("context"))
             raise TaskSpecError(source, "<file>", None, "nested too deeply to validate") from None
+        spec._source = _source(kwargs.get("context"))
+        return spec
 
     @field_validator("site")
     @classmethod
@@ -175,8 +156,16 @@ class TaskSpec(BaseModel):
     def _consistent(self, info: ValidationInfo) -> TaskSpec:
         context = info.context or {}
         if not context.get("filled"):  # an instance of a spec that was checked as written
-            _check_consistency(_source(context), self)
+            from webharness.spec.consistency import check_consistency  # it reads TaskSpec
+
+            check_consistency(_source(context), self)
         return self
+
+    @property
+    def source(self) -> str:
+        """The file the spec was read from (``<TaskSpec>`` for one built from data): what a
+        spec error found later, at run time, names."""
+        return self._source
 
     @property
     def namespace(self) -> str:
@@ -197,8 +186,10 @@ class TaskSpec(BaseModel):
     def origin(self) -> str:
         return _origin(self.start_url) if self.start_url else SITE_ORIGIN
 
-
-DATA_SOURCE = "<TaskSpec>"  # the "file" a spec built from data is named by
+    @property
+    def external(self) -> bool:
+        """An app of its own (``start_url``) rather than a site served from ``site/``."""
+        return self.start_url is not None
 
 
 def _source(context: Any) -> str:
@@ -214,8 +205,9 @@ class InstantiatedTask(BaseModel):
     instance: TaskInstance
 
 
-def load_task(path: str | Path) -> TaskSpec:
-    """Read and validate a ``task.yaml``.
+def load_task(path: str | Path, variables: Mapping[str, str] | None = None) -> TaskSpec:
+    """Read and validate a ``task.yaml``, its ``${NAME}`` variables filled in from
+    ``variables``, then the environment (``spec/variables.py``).
 
     Raises:
         TaskSpecError: naming the file, the field path and the value.
@@ -224,95 +216,8 @@ def load_task(path: str | Path) -> TaskSpec:
     raw = read_yaml(path)
     if not isinstance(raw, dict):
         raise TaskSpecError(str(path), "<file>", raw, "a task spec is a mapping of fields")
+    raw = expand_variables(raw, str(path), variables)
     return TaskSpec.model_validate(raw, context={"file": str(path)})
-
-
-def _check_consistency(file: str, spec: TaskSpec) -> None:
-    """Cross-field rules: names that must refer to something, a site that exists."""
-    if spec.site is None and spec.start_url is None:
-        raise TaskSpecError(file, "start_url", None, "a task without a site needs a start_url")
-    collections = spec.backend.collections if spec.backend else {}
-    for criterion in walk(spec.success):
-        if isinstance(criterion, DbRecords) and criterion.collection not in collections:
-            raise TaskSpecError(
-                file,
-                "success",
-                criterion.collection,
-                "criteria name a collection the backend does not declare "
-                f"(has: {sorted(collections)})",
-            )
-    _check_params(file, spec)
-    data = spec.model_dump(mode="json", exclude={"params", "site"})
-    for field, text in _templated_strings(data):
-        missing = placeholders(text) - set(spec.params)
-        if missing:
-            raise TaskSpecError(
-                file, field, text, f"refers to unknown parameter(s) {sorted(missing)}"
-            )
-    from webharness.diagnosis.trace_rules import load_rules  # it imports TaskSpecError
-
-    load_rules(spec.trace_rules, source=file)
-    _check_site(file, spec)
-
-
-def _check_params(file: str, spec: TaskSpec) -> None:
-    """Withheld names are parameters; a parameter uses only the ones declared before it."""
-    known = set(spec.params)
-    for name in spec.withheld:
-        if name not in known:
-            raise TaskSpecError(file, "withheld", name, f"no such parameter (has: {sorted(known)})")
-    declared: list[str] = []
-    for name, param in spec.params.items():
-        template = getattr(param, "template", "")
-        later = placeholders(template) - set(declared)
-        if later:
-            raise TaskSpecError(
-                file,
-                f"params.{name}.template",
-                template,
-                f"uses {sorted(later)}, which must be declared before {name!r}",
-            )
-        others = param.distinct_from if isinstance(param, PoolParam) else []
-        for other in others:
-            if other not in declared:
-                raise TaskSpecError(
-                    file,
-                    f"params.{name}.distinct_from",
-                    other,
-                    f"names no parameter declared before {name!r} (declared: {declared})",
-                )
-        declared.append(name)
-
-
-def _check_site(file: str, spec: TaskSpec) -> None:
-    """The folder a local site is served from exists (else every page is "Not found")."""
-    if spec.start_url is not None or not spec.site:
-        return
-    folder = Path(spec.site)
-    if not folder.is_absolute():  # data without a file: a built-in task's folder
-        folder = Path(str(resources.files("webharness.tasks"))) / spec.id / spec.site
-    if not folder.is_dir():
-        raise TaskSpecError(
-            file,
-            "site",
-            spec.site,
-            f"no such folder ({folder}); a relative site is a folder next to the task.yaml",
-        )
-
-
-def _templated_strings(value: Any, where: str = "") -> list[tuple[str, str]]:
-    if isinstance(value, str):
-        return [(where, value)]
-    if isinstance(value, dict):
-        return [
-            p
-            for k, v in value.items()
-            if k != "params" or where
-            for p in _templated_strings(v, f"{where}.{k}".strip("."))
-        ]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _templated_strings(v, f"{where}.{i}")]
-    return []
 
 
 def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> InstantiatedTask:
