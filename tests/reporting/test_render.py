@@ -392,3 +392,15 @@ def test_a_thumbnail_opens_full_size_on_click_without_a_script(
         assert thumb["class"] == f"thumb {zoom['class'].split()[1]}" and "zoom" in zoom["class"]
     assert "details.shot[open] .zoom { display: block; position: fixed;" in html
     assert html.count("data:image/jpeg") == 2  # the blue agent steps and green goldens, once
+
+
+def test_a_criterion_that_threw_is_shown_beside_the_failed_episode(
+    tmp_path: Path, attempts: list[EvalAttempt]
+) -> None:
+    thrown = "js criterion 'cart.items.length > 0' threw TypeError: cart is undefined"
+    attempts[0] = attempts[0].model_copy(update={"criteria_error": thrown})
+    paths = write_report(tmp_path / "run", attempts)
+    markdown = paths["markdown"].read_text()
+    (row,) = [line for line in markdown.splitlines() if "Submit is covered" in line]
+    assert f"Submit is covered (criteria_error: {thrown})" in row
+    assert "criteria_error: js criterion &#39;cart.items.length" in paths["html"].read_text()

@@ -98,4 +98,5 @@ def attempt_record(
         fidelity=alignment.fidelity if alignment else None,
         trace_dir=trace_dir,
         error=error or (end.error if end else None),
+        criteria_error=end.criteria_error if end else None,
     )

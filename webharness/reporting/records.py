@@ -53,6 +53,7 @@ class EvalAttempt(BaseModel):
     fidelity: float | None = None  # nDTW-style similarity to the golden path, 0..1
     trace_dir: str | None = None  # episode folder, relative to the run folder
     error: str | None = None  # harness exception text, when not executable
+    criteria_error: str | None = None  # what the task's JS criteria threw on the last page
 
     def key(self) -> AttemptKey:
         """The identity of this episode within a run, used to skip it on resume."""

@@ -69,6 +69,7 @@ class EpisodeEnd(BaseModel):
     asked_user: bool = False
     not_executable: bool = False  # a harness fault, not the agent's
     error: str | None = None
+    criteria_error: str | None = None  # what the task's JS criteria threw on the last page
 
 
 class EpisodeTrace(BaseModel):
