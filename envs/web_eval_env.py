@@ -15,8 +15,9 @@ from webharness.browser.runtime import BrowserRuntime
 from webharness.episode.episode import Episode, EpisodeOptions, Observed
 from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.episode.observation import ObsMode, build_observation, observation_space, text_space
-from webharness.errors import BrowserError, BrowserNotFoundError, did_you_mean
+from webharness.errors import BrowserError, BrowserNotFoundError, SetupError, did_you_mean
 from webharness.spec.catalogue import get_task
+from webharness.spec.criteria import settle_ms
 from webharness.spec.task_spec import InstantiatedTask, TaskSpec, instantiate
 from webharness.trace.models import EndedBy, EpisodeEnd
 
@@ -124,7 +125,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         self, runtime: BrowserRuntime, task: InstantiatedTask, hooks: EpisodeHooks
     ) -> tuple[Episode, Observed]:
         """Open the episode's page; after a browser failure, restart the browser once."""
-        timeout = self._step_timeout_s()
+        timeout = self._step_timeout_s() + _setup_s(task.spec, self.options.action_timeout_ms)
         for attempt in (1, 2):
             session = None
             try:
@@ -132,6 +133,10 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 episode = Episode(task, session, self.options, hooks)
                 observed = runtime.run(episode.start(), timeout)
             except BrowserNotFoundError:
+                raise
+            except SetupError:  # the app refused its start state: not the browser's fault
+                if session is not None:
+                    runtime.discard(session)
                 raise
             except Exception as exc:  # a crashed or hung browser: restart it once
                 if attempt == 2:
@@ -171,6 +176,15 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             ended_by = EndedBy.CRITERIA
         terminated = ended_by is not None
         truncated = not terminated and self._steps >= self.max_steps
+        wait_ms = settle_ms(episode.task.spec.success)
+        if (terminated or truncated) and not success and wait_ms:
+            try:  # an app that saves asynchronously: wait, bounded, for "eventually"
+                observed = self._runtime.run(
+                    episode.await_criteria(wait_ms), self._step_timeout_s() + wait_ms / 1000
+                )
+            except Exception as exc:  # the browser died or hung: the harness's fault
+                return self._runtime_failure(episode, action, exc)
+            success = episode.success()
         info = self._info(episode, observed, action, result, success)
         if terminated or truncated:
             self._ended = True
@@ -181,6 +195,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 final_answer=episode.final_answer,
                 ended_by=ended_by or EndedBy.MAX_STEPS,
                 asked_user=episode.asked_user,
+                criteria_error=info["criteria_error"],
             )
         reward = 1.0 if (terminated or truncated) and success else 0.0
         obs = self._observation(episode, observed, result.message if not result.ok else "")
@@ -272,7 +287,16 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             "success": episode.success() if success is None else success,
             "step": self._steps,
             "perturbations": [e.model_dump() for e in episode.hooks.events],
+            # what the task's JS criteria threw on this page: the task's mistake, shown
+            "criteria_error": episode.criteria_error(),
         }
+
+
+def _setup_s(spec: TaskSpec, action_timeout_ms: float) -> float:
+    """The time a task's setup may take on top of a reset: each call's own bound, each other
+    item an action's."""
+    bounds = (i.http.timeout_ms if i.http else action_timeout_ms for i in spec.setup)
+    return sum(bounds) / 1000
 
 
 def _at_least(low: int, value: int, name: str) -> int:

@@ -23,6 +23,7 @@ from webharness.envs.registration import register_tasks
 from webharness.errors import (
     BrowserError,
     BrowserNotFoundError,
+    SetupError,
     TaskFolderError,
     TaskSpecError,
     UnknownTaskError,
@@ -58,6 +59,7 @@ __all__ = [
     "RootCauseStage",
     "SemanticLocator",
     "SemanticState",
+    "SetupError",
     "Stage",
     "StateDiff",
     "StepRecord",

@@ -38,6 +38,19 @@ class TaskFolderError(WebHarnessError, ValueError):
     namespace that is not free): names the folder or namespace, and what to do."""
 
 
+class SetupError(WebHarnessError, RuntimeError):
+    """A task's setup failed on reset (a call the app refused, a target not on the page):
+    the episode cannot start in its start state, so it is not executable. Names the task,
+    the setup item (``setup.2``, what it is) and what went wrong."""
+
+    def __init__(self, task: str, index: int, item: str, problem: str) -> None:
+        self.task, self.index, self.item, self.problem = task, index, item, problem
+        super().__init__(
+            f"{task}: setup.{index} ({item}) failed: {problem}; the episode is not executable "
+            "(runtime_error): fix the app or the task's setup"
+        )
+
+
 class AgentUnavailableError(WebHarnessError, RuntimeError):
     """An agent cannot act at all (no API key, endpoint unreachable): the run stops
     rather than count its episodes as failures."""

@@ -68,7 +68,7 @@ def test_registering_the_same_folder_again_changes_nothing() -> None:
     spec = webharness.get_task(first[0])
     # Gymnasium warns when an id is registered twice; warnings are errors in the suite.
     assert register_tasks(str(NOTES_TASK) + "/", namespace="MyApp") == first
-    assert register_tasks(NOTES_TASK.parent, namespace="MyApp") == first  # its parent too
+    assert first[0] in register_tasks(NOTES_TASK.parent, namespace="MyApp")  # its parent too
     assert webharness.get_task(first[0]) is spec
 
 

@@ -12,8 +12,7 @@ import io
 import json
 import re
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -76,12 +75,31 @@ def page_agent_script() -> str:
 @dataclass
 class Snapshot:
     """The in-page pass: accessibility tree text, the raw semantic state, and the values
-    of the task's JS criteria on that same page."""
+    of the task's JS criteria on that same page (and what those that threw threw)."""
 
     axtree: str
     state: dict[str, Any]
     max_ref: int
-    js: dict[str, bool]
+    js: dict[str, Any]  # true/false, or a number (a count)
+    js_errors: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ObserveRequest:
+    """What one observation pass is asked for."""
+
+    min_ref: int = 1  # refs handed out from here on
+    expressions: tuple[str, ...] = ()  # the task's JS criteria, evaluated on the same page
+    max_lines: int = DEFAULT_TREE_LINES  # the tree's budget
+    scopes: bool = False  # list the page's nodes, and the node each element is in
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "minRef": self.min_ref,
+            "maxLines": self.max_lines,
+            "expressions": list(self.expressions),
+            "scopes": self.scopes,
+        }
 
 
 class PageSession:
@@ -164,24 +182,18 @@ class PageSession:
         return settled
 
     async def settle_and_snapshot(
-        self,
-        quiet_ms: float,
-        cap_ms: float,
-        min_ref: int,
-        expressions: Sequence[str] = (),
-        max_lines: int = DEFAULT_TREE_LINES,
+        self, quiet_ms: float, cap_ms: float, request: ObserveRequest
     ) -> tuple[bool, Snapshot, float]:
         """``settle`` then ``snapshot``, in one round trip when no navigation intervenes.
 
         Returns whether the page settled, the snapshot, and the snapshot's own time (ms).
         """
-        request = {"minRef": min_ref, "maxLines": max_lines, "expressions": list(expressions)}
-        settled, raw = await self._settle(quiet_ms, cap_ms, request)
+        settled, raw = await self._settle(quiet_ms, cap_ms, request.payload())
         if raw is None or "snap" not in raw:  # no new document in time, or a snapshot that threw
             started = time.perf_counter()
             return (
                 settled,
-                await self.snapshot(min_ref, expressions, max_lines),
+                await self.snapshot(request),
                 (time.perf_counter() - started) * 1000,
             )
         return settled, self._snapshot_of(raw["snap"]), raw["snapshotMs"]
@@ -237,27 +249,25 @@ class PageSession:
         except PlaywrightError:
             pass
 
-    async def snapshot(
-        self, min_ref: int, expressions: Sequence[str] = (), max_lines: int = DEFAULT_TREE_LINES
-    ) -> Snapshot:
-        """One round trip: the snapshot pass, then each JS predicate (an error counts as false).
+    async def snapshot(self, request: ObserveRequest) -> Snapshot:
+        """One round trip: the snapshot pass, then each JS predicate (one that throws is
+        false, and its error is kept in ``js_errors``).
 
         The result crosses Playwright's protocol as one JSON string, far faster than the
         same object, which it would walk and re-encode value by value.
         """
-        raw = json.loads(
-            await self.page.evaluate(
-                f"(o) => {AGENT}.observe(o)",
-                {"minRef": min_ref, "maxLines": max_lines, "expressions": list(expressions)},
-            )
-        )
+        raw = json.loads(await self.page.evaluate(f"(o) => {AGENT}.observe(o)", request.payload()))
         return self._snapshot_of(raw)
 
     def _snapshot_of(self, raw: dict[str, Any]) -> Snapshot:
         for entry in raw.get("contained", ()):
             self.router.record(str(entry))  # permission prompts the page agent refused
         return Snapshot(
-            axtree=raw["axtree"], state=raw["state"], max_ref=raw["maxRef"], js=raw["js"]
+            axtree=raw["axtree"],
+            state=raw["state"],
+            max_ref=raw["maxRef"],
+            js=raw["js"],
+            js_errors=raw.get("jsErrors", {}),
         )
 
     async def screenshot(self) -> np.ndarray:

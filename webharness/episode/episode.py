@@ -19,18 +19,27 @@ from playwright.async_api import Error as PlaywrightError
 
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
-from webharness.browser.page_session import DEFAULT_TREE_LINES, PageSession, Snapshot
+from webharness.browser.page_session import (
+    DEFAULT_TREE_LINES,
+    ObserveRequest,
+    PageSession,
+    Snapshot,
+)
 from webharness.episode.backend import Backend
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
+from webharness.episode.setup import SetupRun
 from webharness.episode.site import SiteEpisode
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import shared_assets_dir, task_dir
-from webharness.spec.criteria import CriteriaContext, js_expressions
+from webharness.spec.criteria import CriteriaContext, criteria_errors, js_expressions
 from webharness.spec.task_spec import InstantiatedTask, TaskSpec
 
 # Wraps one step's browser work, given the agent's action (Playwright's trace groups).
 StepGroup = Callable[[str], AbstractAsyncContextManager[None]]
+# While waiting for an ``eventually`` criterion: look again at every change of the page,
+# and at least this often (an app may save to storage without touching the DOM).
+EVENTUALLY_LOOK_MS = 100
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,7 @@ class Observed:
     js: dict[str, Any]
     timings_ms: dict[str, float] = field(default_factory=dict)
     fingerprint: str = ""  # of the state, computed once
+    js_errors: dict[str, str] = field(default_factory=dict)  # JS criteria that threw
 
     def __post_init__(self) -> None:
         self.fingerprint = self.state.fingerprint()
@@ -76,6 +86,7 @@ class Episode:
             shared_dir=shared_assets_dir(),
             backend=self.backend,
             allowed_origins=tuple(spec.allowed_origins),
+            asset_origins=tuple(spec.asset_origins),
             runtime={"seed": task.instance.seed or 0, "params": _public(task.instance.params)},
             request_hooks=list(self.hooks.request_hooks),
             html_transforms=list(self.hooks.html_transforms),
@@ -86,7 +97,8 @@ class Episode:
         self.final_answer: str | None = None
         self.last: Observed | None = None
         self.step_group: StepGroup | None = None  # set while Playwright's trace is on
-        self._js = js_expressions(spec.success)
+        self._js = tuple(js_expressions(spec.success))
+        self._scopes = spec.uses_scopes  # the state lists the page's nodes only when needed
 
     @property
     def start_url(self) -> str:
@@ -98,13 +110,29 @@ class Episode:
         return (self.site.origin, *self.site.allowed_origins)
 
     async def start(self) -> Observed:
-        """Serve the site into the page, open the start page, wait until it is ready."""
+        """Serve the site into the page, run the task's setup (with the wrappers' hooks off:
+        it brings the app to its start state, unperturbed), then open the start page with
+        the hooks on and wait until it is ready.
+
+        Raises:
+            SetupError: a setup item failed (the episode is not executable).
+        """
         self.session.router.episode = self.site
+        started = time.perf_counter()
+        if self.task.spec.setup:
+            setup = SetupRun(
+                self.session, self.site, self.task.spec, self.options.action_timeout_ms
+            )
+            await setup.run(self.start_url)
+        setup_ms = _ms(started)
         for script in self.hooks.init_scripts:
             await self.session.context.add_init_script(script)
         started = time.perf_counter()
         await self.session.goto(self.start_url, self.options.action_timeout_ms)
-        return await self._settle_and_observe(started, "load")
+        observed = await self._settle_and_observe(started, "load")
+        if self.task.spec.setup:
+            observed.timings_ms["setup"] = setup_ms
+        return observed
 
     async def step(self, action: Any, label: str | None = None) -> tuple[ActionResult, Observed]:
         """Run the action, let the page settle, observe; report whether anything changed.
@@ -151,13 +179,7 @@ class Episode:
             await self._settle()
             timings[waited] = _ms(started)
             return await self.observe(timings)
-        args = (
-            self.options.settle_quiet_ms,
-            self.options.settle_cap_ms,
-            self.max_ref + 1,
-            self._js,
-            self.options.max_tree_lines,
-        )
+        args = (self.options.settle_quiet_ms, self.options.settle_cap_ms, self._request())
         try:
             _, snap, snapshot_ms = await self.session.settle_and_snapshot(*args)
         except PlaywrightError:
@@ -207,18 +229,14 @@ class Episode:
         shot = self._capture(timings)
         started = time.perf_counter()
         try:
-            snap = await self.session.snapshot(
-                self.max_ref + 1, self._js, self.options.max_tree_lines
-            )
+            snap = await self.session.snapshot(self._request())
         except PlaywrightError:
             # A navigation began after the page looked settled (a native form GET can start
             # late): the document went away mid-pass. Follow it, then look again.
             await _discard(shot)
             await self._settle()
             shot = self._capture(timings)
-            snap = await self.session.snapshot(
-                self.max_ref + 1, self._js, self.options.max_tree_lines
-            )
+            snap = await self.session.snapshot(self._request())
         timings["snapshot"] = _ms(started)
         return self._observed(snap, await shot if shot is not None else None, timings)
 
@@ -235,7 +253,30 @@ class Episode:
                 "blocked_requests": list(self.site.blocked),
             }
         )
-        self.last = Observed(snap.axtree, state, screenshot, snap.js, timings)
+        self.last = Observed(
+            snap.axtree, state, screenshot, snap.js, timings, js_errors=snap.js_errors
+        )
+        return self.last
+
+    def _request(self) -> ObserveRequest:
+        return ObserveRequest(
+            self.max_ref + 1, self._js, self.options.max_tree_lines, scopes=self._scopes
+        )
+
+    async def await_criteria(self, bound_ms: float) -> Observed:
+        """Look at the page again, at each change and at least every ``EVENTUALLY_LOOK_MS``,
+        until the criteria hold or ``bound_ms`` has passed (``eventually`` criteria)."""
+        started = time.perf_counter()
+        deadline = started + bound_ms / 1000
+        while not self.success() and time.perf_counter() < deadline:
+            left_ms = (deadline - time.perf_counter()) * 1000
+            try:
+                await self.session.call_agent("waitForChange", min(left_ms, EVENTUALLY_LOOK_MS))
+            except PlaywrightError:
+                pass  # a new document: the settle below follows it
+            await self._settle_and_observe(time.perf_counter(), "settle")
+        assert self.last is not None, "start() observed before any criteria check"
+        self.last.timings_ms["eventually"] = _ms(started)
         return self.last
 
     def _capture(self, timings: dict[str, float]) -> asyncio.Task[np.ndarray] | None:
@@ -253,10 +294,18 @@ class Episode:
 
     def criteria_context(self) -> CriteriaContext:
         assert self.last is not None, "observe() runs in start(), before any criteria check"
-        return CriteriaContext(self.last.state, self.final_answer, self.asked_user, self.last.js)
+        last = self.last
+        return CriteriaContext(
+            last.state, self.final_answer, self.asked_user, last.js, last.js_errors
+        )
 
     def success(self) -> bool:
         return bool(self.task.spec.success.holds(self.criteria_context()))
+
+    def criteria_error(self) -> str | None:
+        """What the task's JS criteria threw on the page now (None: nothing threw)."""
+        errors = criteria_errors(self.task.spec.success, self.criteria_context())
+        return "; ".join(errors) or None
 
 
 def _site_dir(spec: TaskSpec) -> Path | None:

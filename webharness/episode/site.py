@@ -25,6 +25,11 @@ from webharness.episode.backend import Backend
 _log = logging.getLogger("webharness.episode.site")
 
 RUNTIME_PATH = "/__webharness/runtime.js"
+# A blank page of an origin, served while the episode's setup seeds that origin's storage.
+SETUP_PATH = "/__webharness/setup"
+SETUP_PAGE = "<!doctype html><title>webharness setup</title>"
+# What an asset origin may serve: static files, never a document, a script or an API call.
+ASSET_TYPES = frozenset({"stylesheet", "image", "font", "media"})
 SHARED_PREFIX = "/_shared/"
 # A hostile page can refuse to stop trying: the record is capped, the blocking is not.
 MAX_BLOCKED_RECORDS = 200
@@ -45,6 +50,7 @@ class SiteEpisode:
     shared_dir: Path | None = None  # assets every built-in site shares, served at /_shared/
     backend: Backend | None = None
     allowed_origins: tuple[str, ...] = ()
+    asset_origins: tuple[str, ...] = ()  # static assets only (ASSET_TYPES)
     runtime: dict[str, Any] = field(default_factory=dict)  # seed and params the site's JS sees
     request_hooks: list[RequestHook] = field(default_factory=list)
     html_transforms: list[HtmlTransform] = field(default_factory=list)
@@ -52,6 +58,15 @@ class SiteEpisode:
     # its resource type ("[egress: ...]" when the context's proxy caught it past the
     # routes); "[new window]", "[download]", "[permission]", "[goto]" for the rest.
     blocked: list[str] = field(default_factory=list)
+    setting_up: bool = False  # the setup is running: SETUP_PATH is served
+
+    def serves_setup_page(self, origin: str, url: str) -> bool:
+        """While the setup runs, its blank page on the task's own origins."""
+        return (
+            self.setting_up
+            and (origin == self.origin or origin in self.allowed_origins)
+            and urlsplit(url).path == SETUP_PATH
+        )
 
 
 class SiteRouter:
@@ -67,10 +82,16 @@ class SiteRouter:
             if episode is None:
                 await route.abort("blockedbyclient")
                 return
-            await _run_request_hooks(episode, request)
+            if not episode.setting_up:  # the setup brings the app to its start state, as is
+                await _run_request_hooks(episode, request)
             origin = _origin(url)
-            if origin == episode.origin and episode.site_dir is not None:
+            if episode.serves_setup_page(origin, url):
+                await route.fulfill(body=SETUP_PAGE, content_type="text/html")
+            elif origin == episode.origin and episode.site_dir is not None:
                 await self._serve_site(route, request, episode)
+            elif origin in episode.asset_origins and request.resource_type not in ASSET_TYPES:
+                self.record(f"{url} [{request.resource_type}]")  # an asset origin: assets only
+                await route.abort("blockedbyclient")
             elif self.reaches(origin):
                 await route.continue_()  # through the context's proxy (browser/egress.py)
             else:
@@ -82,14 +103,15 @@ class SiteRouter:
 
     def reaches(self, origin: str) -> bool:
         """Whether this episode may send a request to ``origin`` over the network: the
-        origin of an external site, or one the task allows. A local site's origin is served
-        by the route alone; nothing goes to the network for it."""
+        origin of an external site, or one the task allows (for an asset origin, the route
+        has let only static assets through). A local site's origin is served by the route
+        alone; nothing goes to the network for it."""
         episode = self.episode
         if episode is None:
             return False
         if origin == episode.origin:
             return episode.site_dir is None
-        return origin in episode.allowed_origins
+        return origin in episode.allowed_origins or origin in episode.asset_origins
 
     def record(self, entry: str) -> None:
         """Note something refused this episode (it shows in ``blocked_requests``)."""
@@ -207,6 +229,8 @@ async def _run_request_hooks(episode: SiteEpisode, request: Request) -> None:
 
 
 def _transformed(html: str, episode: SiteEpisode) -> str:
+    if episode.setting_up:
+        return html
     for transform in episode.html_transforms:
         try:
             html = transform(html)

@@ -28,6 +28,7 @@ from webharness.errors import TaskSpecError
 from webharness.spec.backend_spec import BackendSpec
 from webharness.spec.checks import SPEC_CONFIG, check_http_url, check_origin, spec_error
 from webharness.spec.criteria import Criterion
+from webharness.spec.criteria import uses_scopes as _criteria_use_scopes
 from webharness.spec.params import ParamSpec, draw_params
 from webharness.spec.setup_spec import SetupItem
 from webharness.spec.steps import GoldenPath, GoldenStep, Target
@@ -187,6 +188,18 @@ class TaskSpec(BaseModel):
         return _origin(self.start_url) if self.start_url else SITE_ORIGIN
 
     @property
+    def uses_scopes(self) -> bool:
+        """Whether the page's nodes must be observed: a ``within`` scope or a count by role
+        in the criteria, a golden step or a setup step (built-ins have none: no cost)."""
+        steps = [s for p in self.golden_paths for s in p.steps]
+        steps += [i.step for i in self.setup if isinstance(i.step, GoldenStep)]
+        return _criteria_use_scopes(self.success) or any(
+            (s.target is not None and s.target.within is not None)
+            or (s.expect is not None and _criteria_use_scopes(s.expect))
+            for s in steps
+        )
+
+    @property
     def external(self) -> bool:
         """An app of its own (``start_url``) rather than a site served from ``site/``."""
         return self.start_url is not None
@@ -236,7 +249,9 @@ def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> I
         instruction=filled.instruction,
         params={**params, "_withheld": list(spec.withheld)},
     )
-    return InstantiatedTask(spec=filled, instance=instance)
+    # Both parts are validated already; validating them again would run the spec's checks
+    # (meant for the file as written) on every reset.
+    return InstantiatedTask.model_construct(spec=filled, instance=instance)
 
 
 def _origin(url: str) -> str:

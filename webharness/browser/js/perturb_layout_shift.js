@@ -27,8 +27,16 @@
   };
 
   // Chromium's headless shell sends a trusted mousemove that does not move (at 0,0, when
-  // the page first lays out) to set the hover state: that is not the agent's pointer.
-  const stillMove = (event) => event.type === "mousemove" && event.movementX === 0 && event.movementY === 0;
+  // the page first lays out) to set the hover state: that is not the agent's pointer. A
+  // document's first real move reports no movement either (there is nothing to measure it
+  // from: a page opened after a navigation, with the pointer already somewhere), so a move
+  // counts as still only where the pointer already was (0,0 before any move).
+  let pointer = [0, 0];
+  const stillMove = (event) => event.type === "mousemove" && event.movementX === 0 && event.movementY === 0
+    && event.clientX === pointer[0] && event.clientY === pointer[1];
+  window.addEventListener("mousemove", (event) => { // after onInput (capture) has looked
+    if (event.isTrusted) pointer = [event.clientX, event.clientY];
+  });
 
   const onInput = (event) => {
     if (!event.isTrusted || stillMove(event) || state().fired || !document.body) return;

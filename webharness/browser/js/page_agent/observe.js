@@ -1,10 +1,20 @@
 // --- an observation: the snapshot and the task's JS criteria, as one JSON string -----
 // Playwright walks a returned object value by value, far slower than a string.
-const observation = ({ minRef, maxLines, expressions }) => {
-  const snap = snapshot({ minRef, maxLines });
+// A criterion's value is a number (a count) or true/false; one that throws is false and
+// what it threw goes in jsErrors, so the harness reports it rather than a silent false.
+const observation = ({ minRef, maxLines, scopes, expressions }) => {
+  const snap = snapshot({ minRef, maxLines, scopes });
+  const errors = {};
   snap.js = Object.fromEntries(expressions.map((e) => {
-    try { return [e, Boolean(globalEval(e))]; } catch (err) { return [e, false]; } // an error counts as false
+    try {
+      const value = globalEval(e);
+      return [e, typeof value === "number" ? value : Boolean(value)];
+    } catch (err) {
+      errors[e] = String(err && err.name ? `${err.name}: ${err.message}` : err).slice(0, 300);
+      return [e, false];
+    }
   }));
+  for (const e in errors) { snap.jsErrors = errors; break; }
   return snap;
 };
 const observe = (o) => toJSON(observation(o));

@@ -17,7 +17,10 @@ const onScreen = (el, vw, vh) => {
   return r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;
 };
 
-const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES } = {}) => {
+// With ``scopes`` (a task that looks ``within`` an ancestor, or counts by role), each
+// element says which node it is in, and the nodes that are not elements (lists, items,
+// rows, regions, headings...) are listed with theirs: ``state.nodes``.
+const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false } = {}) => {
   state.nextRef = Math.max(state.nextRef, minRef);
   let walked = 0; // elements looked at (shown, hidden or skipped off screen)
   const lines = [];
@@ -25,9 +28,10 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES } = {}) => {
   const headings = [];
   const alerts = [];
   const dialogs = [];
+  const nodes = [];
   const vw = window.innerWidth, vh = window.innerHeight;
 
-  const visit = (node, depth) => {
+  const visit = (node, depth, scope) => {
     if (node.nodeType === Node.TEXT_NODE) {
       const text = squash(node.textContent);
       if (text) lines.push({ depth, text: "- text: " + text, isText: true });
@@ -40,8 +44,8 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES } = {}) => {
     const el = node;
     const role = roleOf(el);
     if (!role || !EMIT.has(role)) {
-      for (const child of el.childNodes) visit(child, depth);
-      if (el.shadowRoot) for (const child of el.shadowRoot.childNodes) visit(child, depth);
+      for (const child of el.childNodes) visit(child, depth, scope);
+      if (el.shadowRoot) for (const child of el.shadowRoot.childNodes) visit(child, depth, scope);
       return;
     }
     const ref = refFor(el);
@@ -75,19 +79,26 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES } = {}) => {
     const tabbable = el.tabIndex >= 0 && el.hasAttribute("tabindex");
     if (INTERACTIVE.has(role) || tabbable) {
       const r = el.getBoundingClientRect();
-      elements.push({
+      const element = {
         ref, role, name, value: value ?? null, checked, selected: selected ?? null, disabled, expanded,
         required, invalid: Boolean(invalid), validation_message: el.validationMessage || el.getAttribute("aria-errormessage-text") || "",
         bbox: [r.x, r.y, r.width, r.height],
         in_viewport: r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw,
-      });
+      };
+      const current = el.getAttribute("aria-current"), pressed = boolAttr(el, "aria-pressed");
+      if (current !== null) element.current = current;
+      if (pressed !== null) element.pressed = pressed;
+      if (scopes) element.scope = scope;
+      elements.push(element);
+    } else if (scopes) {
+      nodes.push({ ref, role, name, scope });
     }
     if (role === "link" && el.getAttribute("href")) lines.push({ depth: depth + 1, text: "- /url: " + el.getAttribute("href") });
     // A heading usually stands for its text, but a link inside it (<h3><a>) must stay reachable.
     const holdsControls = role === "heading" && el.querySelector("a[href],button,input,select,textarea");
     if (!leaf || el.tagName === "SELECT" || holdsControls) {
-      for (const child of el.childNodes) visit(child, depth + 1);
-      if (el.shadowRoot) for (const child of el.shadowRoot.childNodes) visit(child, depth + 1);
+      for (const child of el.childNodes) visit(child, depth + 1, ref);
+      if (el.shadowRoot) for (const child of el.shadowRoot.childNodes) visit(child, depth + 1, ref);
     }
     if (lines.length > start + 1 && !lines[start].text.endsWith(":") && !lines[start].text.includes("]: ")) lines[start].text += ":";
     // A container whose only child is its own text reads better on one line.
@@ -96,7 +107,7 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES } = {}) => {
       lines[start].text = lines[start].text.replace(/:$/, "") + (text === name ? "" : ": " + text);
     }
   };
-  if (document.body) visit(document.body, 0);
+  if (document.body) visit(document.body, 0, null);
   if (lines.length >= maxLines / 2 && document.body) {
     const left = document.body.getElementsByTagName("*").length + 1 - walked;
     if (left > 0) {
@@ -117,6 +128,7 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES } = {}) => {
       elements, headings, alerts, dialogs,
       text: squash(document.body ? document.body.innerText : "").slice(0, MAX_TEXT),
       scroll: [window.scrollX, window.scrollY],
+      ...(scopes ? { nodes } : {}),
     },
   };
 };
