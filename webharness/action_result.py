@@ -17,7 +17,8 @@ class ActionErrorKind(str, Enum):
     INVALID_ARGUMENT = "invalid_argument"  # e.g. an option the select does not have
     TIMEOUT = "timeout"
     NAVIGATION_BLOCKED = "navigation_blocked"  # goto to an origin the task does not allow
-    BROWSER_ERROR = "browser_error"  # the browser or page failed (not the agent's fault)
+    PAGE_UNSETTLED = "page_unsettled"  # the page navigated itself while the action ran
+    BROWSER_ERROR = "browser_error"  # the browser failed (not the agent's, nor the page's)
 
 
 class ActionResult(BaseModel):

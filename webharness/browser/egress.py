@@ -47,21 +47,24 @@ Record = Callable[[str], None]
 class EgressProxy:
     """A context's proxy: ``allows`` decides, ``record`` notes what was refused."""
 
-    def __init__(self, allows: AllowsOrigin, record: Record) -> None:
-        self._allows, self._record = allows, record
+    def __init__(self, allows: AllowsOrigin, record: Record, owner: set[EgressProxy]) -> None:
+        self._allows, self._record, self._owner = allows, record, owner
         self._server: asyncio.Server | None = None
         self._open: set[asyncio.StreamWriter] = set()
 
     async def start(self) -> str:
         """Listen on a free port of 127.0.0.1; returns the proxy's URL for the context."""
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self._owner.add(self)
         port = self._server.sockets[0].getsockname()[1]
         return f"http://127.0.0.1:{port}"
 
-    async def close(self) -> None:
+    def close(self) -> None:
         """Stop listening and cut every connection still open (the context is gone)."""
+        self._owner.discard(self)
         if self._server is not None:
             self._server.close()
+            self._server = None
         for writer in list(self._open):
             writer.close()
         self._open.clear()

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
+from webharness.browser.egress import EgressProxy
 from webharness.errors import BrowserError, BrowserNotFoundError
 
 T = TypeVar("T")
@@ -133,6 +134,9 @@ class BrowserHost:
         self._browser_pid: int | None = None  # to kill it when a graceful close hangs
         self._launching: asyncio.Lock | None = None  # made on the host's loop, on first use
         self._lock = threading.Lock()
+        # The contexts' egress proxies (egress.py) run on this host's loop: closed with it,
+        # whatever became of their contexts (a killed browser closes none of them).
+        self.proxies: set[EgressProxy] = set()
         _LIVE_HOSTS.add(self)
 
     # --- running work on the browser thread ---------------------------------------------
@@ -198,6 +202,8 @@ class BrowserHost:
         return browser is self._browser
 
     async def _shutdown(self) -> None:
+        for proxy in list(self.proxies):
+            proxy.close()
         if self._browser is not None:
             try:
                 await self._browser.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import functools
 import io
 import json
@@ -18,7 +19,15 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
-from playwright.async_api import Browser, BrowserContext, CDPSession, ConsoleMessage, Download, Page
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    CDPSession,
+    ConsoleMessage,
+    Download,
+    Frame,
+    Page,
+)
 from playwright.async_api import Error as PlaywrightError
 
 from webharness.browser.egress import EgressProxy
@@ -44,6 +53,11 @@ _SETTLE_AND_OBSERVE_JS = (
 # The observation's budget in tree lines (``snapshot.js``): past half of it the in-page walk
 # keeps to the viewport, at the budget it stops and says what it left out.
 DEFAULT_TREE_LINES = 5_000
+
+# The main frame's navigation event can reach us just after the error of the page call
+# that the navigation cut short: how long to wait for it before calling the error the
+# browser's.
+NAVIGATION_EVENT_GRACE_S = 0.5
 
 # The page agent (``js/page_agent/``), one file per concept, joined in this order into one
 # function scope that runs once per document, before the page's own scripts: it tracks
@@ -118,17 +132,25 @@ class PageSession:
         self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
         self._loaded = asyncio.Event()
         self.crashed = False  # the renderer died: nothing more can be observed
+        self.navigations = 0  # documents committed in the main frame (a page may navigate itself)
+        self._navigated = asyncio.Event()
         page.on("domcontentloaded", self._on_load)
+        page.on("framenavigated", self._on_navigated)
         page.on("crash", self._on_crash)
         page.on("download", self._on_download)
         page.on("console", self._on_console)
         context.on("page", self._on_new_page)
+        # The proxy goes with its context, however the context ends (a closed or killed
+        # browser too, where nobody calls close()).
+        context.on("close", lambda _context: egress.close())
 
     @classmethod
-    async def open(cls, browser: Browser, viewport: tuple[int, int]) -> PageSession:
+    async def open(
+        cls, browser: Browser, viewport: tuple[int, int], proxies: set[EgressProxy]
+    ) -> PageSession:
         """A new context with the agent script and the router installed, and its page."""
         router = SiteRouter()
-        egress = EgressProxy(router.reaches, router.record)
+        egress = EgressProxy(router.reaches, router.record, proxies)
         context = await browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},
             service_workers="block",
@@ -145,6 +167,25 @@ class PageSession:
     def _on_load(self, _page: Page) -> None:
         self._loads += 1
         self._loaded.set()
+
+    def _on_navigated(self, frame: Frame) -> None:
+        if frame is self.page.main_frame:
+            self.navigations += 1
+            self._navigated.set()
+
+    async def navigated_since(self, count: int, timeout_s: float) -> bool:
+        """Whether the main frame committed a new document since ``navigations`` was
+        ``count``, waiting up to ``timeout_s`` for its event (which may come just after the
+        error of a call that the navigation cut short)."""
+        deadline = time.monotonic() + timeout_s
+        while self.navigations == count and not self.crashed:
+            self._navigated.clear()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._navigated.wait(), remaining)
+        return self.navigations != count
 
     def _on_crash(self, _page: Page) -> None:
         self.crashed = True
@@ -291,4 +332,4 @@ class PageSession:
             await self.context.close()
         except PlaywrightError:
             pass  # the browser is already gone
-        await self._egress.close()
+        self._egress.close()

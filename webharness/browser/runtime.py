@@ -73,7 +73,7 @@ class BrowserRuntime:
 
     async def _open(self) -> PageSession:
         browser = await self.host.browser()
-        session = await PageSession.open(browser, self.viewport)
+        session = await PageSession.open(browser, self.viewport, self.host.proxies)
         self._open_sessions.add(session)
         return session
 

@@ -21,6 +21,7 @@ from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.browser.page_session import (
     DEFAULT_TREE_LINES,
+    NAVIGATION_EVENT_GRACE_S,
     ObserveRequest,
     PageSession,
     Snapshot,
@@ -49,6 +50,21 @@ class EpisodeOptions:
     settle_quiet_ms: float = 10
     settle_cap_ms: float = 3_000
     max_tree_lines: int = DEFAULT_TREE_LINES  # the observation's budget (page_session.py)
+
+
+# After the settle cap, a page that keeps navigating is looked at this long without waiting
+# for it to settle first (it may hold still only for a moment at a time).
+_LAST_LOOKS_S = 1.0
+
+
+class PageUnsettled(Exception):
+    """Internal: the page kept committing new documents for the whole settle cap."""
+
+    def __init__(self, cap_ms: float) -> None:
+        super().__init__(
+            f"the page kept navigating for the whole settle cap ({cap_ms:.0f} ms): this "
+            "observation is the last one it held still for"
+        )
 
 
 @dataclass
@@ -146,6 +162,16 @@ class Episode:
             return await self._step(action)
 
     async def _step(self, action: Any) -> tuple[ActionResult, Observed]:
+        try:
+            return await self._act_and_observe(action)
+        except PageUnsettled as unsettled:
+            if self.last is None:
+                raise
+            # The page's doing: the step ends with the last observation it held still for.
+            result = ActionResult.failed(ActionErrorKind.PAGE_UNSETTLED, str(unsettled))
+            return result, self.last
+
+    async def _act_and_observe(self, action: Any) -> tuple[ActionResult, Observed]:
         before = self.last.fingerprint if self.last else ""
         started = time.perf_counter()
         ctx = ExecContext(self.max_ref, self.allowed_origins, self.options.action_timeout_ms)
@@ -180,14 +206,31 @@ class Episode:
             timings[waited] = _ms(started)
             return await self.observe(timings)
         args = (self.options.settle_quiet_ms, self.options.settle_cap_ms, self._request())
+        deadline, navigations = self._unsettled_deadline(), self.session.navigations
         try:
             _, snap, snapshot_ms = await self.session.settle_and_snapshot(*args)
-        except PlaywrightError:
-            # A navigation began after the page looked settled: follow it, then look again.
-            _, snap, snapshot_ms = await self.session.settle_and_snapshot(*args)
+        except PlaywrightError as error:
+            # A navigation began after the page looked settled: follow it, look again.
+            await self._still_navigating(navigations, deadline, error)
+            return await self.observe(timings, deadline)
         timings[waited] = round(_ms(started) - snapshot_ms, 2)
         timings["snapshot"] = round(snapshot_ms, 2)
         return self._observed(snap, None, timings)
+
+    def _unsettled_deadline(self) -> float:
+        return time.monotonic() + self.options.settle_cap_ms / 1000 + _LAST_LOOKS_S
+
+    async def _still_navigating(
+        self, navigations: int, deadline: float, error: PlaywrightError
+    ) -> None:
+        """After a page read that failed: return (to read again) if the page committed a
+        new document meanwhile and the settle cap is not over. A page still navigating at
+        the cap is ``PageUnsettled``; no new document at all means the browser failed, and
+        ``error`` goes on."""
+        if not await self.session.navigated_since(navigations, NAVIGATION_EVENT_GRACE_S):
+            raise error
+        if time.monotonic() >= deadline:
+            raise PageUnsettled(self.options.settle_cap_ms) from error
 
     async def _settle(self) -> None:
         await self.session.settle(self.options.settle_quiet_ms, self.options.settle_cap_ms)
@@ -221,22 +264,32 @@ class Episode:
                 return reply.text
         return user.fallback
 
-    async def observe(self, timings: dict[str, float] | None = None) -> Observed:
-        """One in-page pass (tree + state), the app data, and a screenshot when asked."""
+    async def observe(
+        self, timings: dict[str, float] | None = None, deadline: float | None = None
+    ) -> Observed:
+        """One in-page pass (tree + state), the app data, and a screenshot when asked.
+
+        A page that navigates meanwhile is followed and looked at again, up to ``deadline``
+        (the settle cap from now, and a second of quick looks): then ``PageUnsettled``.
+        """
         timings = dict(timings or {})
         # The frame capture runs in the browser while the page runs the snapshot script:
         # nothing changes the page between the two, so together they are one observation.
-        shot = self._capture(timings)
         started = time.perf_counter()
-        try:
-            snap = await self.session.snapshot(self._request())
-        except PlaywrightError:
-            # A navigation began after the page looked settled (a native form GET can start
-            # late): the document went away mid-pass. Follow it, then look again.
-            await _discard(shot)
-            await self._settle()
+        deadline = deadline or self._unsettled_deadline()
+        while True:
             shot = self._capture(timings)
-            snap = await self.session.snapshot(self._request())
+            navigations = self.session.navigations
+            try:
+                snap = await self.session.snapshot(self._request())
+                break
+            except PlaywrightError as error:
+                # A navigation began after the page looked settled (a native form GET can
+                # start late): the document went away mid-pass. Follow it, look again.
+                await _discard(shot)
+                await self._still_navigating(navigations, deadline, error)
+                if time.monotonic() < deadline - _LAST_LOOKS_S:
+                    await self._settle()  # else look at once: the page holds still so briefly
         timings["snapshot"] = _ms(started)
         return self._observed(snap, await shot if shot is not None else None, timings)
 

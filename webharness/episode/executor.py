@@ -19,7 +19,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind as K
 from webharness.action_result import ActionResult
-from webharness.browser.page_session import PageSession
+from webharness.browser.page_session import NAVIGATION_EVENT_GRACE_S, PageSession
 
 MAX_TYPED_CHARS = 5_000
 _NAMED_KEYS = frozenset(
@@ -78,6 +78,7 @@ Handler = Callable[[PageSession, Any, ExecContext], Awaitable[None]]
 async def execute(session: PageSession, action: Any, ctx: ExecContext) -> ActionResult:
     """Run one action; every failure is reported, none raised."""
     handler = _HANDLERS[A.ActionKind(action.kind)]
+    navigations = session.navigations
     try:
         await asyncio.wait_for(handler(session, action, ctx), ctx.timeout_ms / 1000)
     except ActionFailed as failed:
@@ -87,10 +88,24 @@ async def execute(session: PageSession, action: Any, ctx: ExecContext) -> Action
             K.TIMEOUT, f"{action.dsl()} did not finish within {ctx.timeout_ms:.0f} ms"
         )
     except PlaywrightError as exc:
+        if await session.navigated_since(navigations, NAVIGATION_EVENT_GRACE_S):
+            return _cut_short_by_the_page(action)
         return ActionResult.failed(
             K.BROWSER_ERROR, f"{action.dsl()} failed in the browser: {exc.message[:300]}"
         )
     return ActionResult(ok=True)
+
+
+def _cut_short_by_the_page(action: Any) -> ActionResult:
+    """A call that a navigation of the page's own cut short: the page's doing, not the
+    browser's. A wait was waiting for a change, and a new document is one."""
+    if A.ActionKind(action.kind) is A.ActionKind.WAIT:
+        return ActionResult(ok=True, state_changed=True)
+    return ActionResult.failed(
+        K.PAGE_UNSETTLED,
+        f"{action.dsl()} was cut short: the page navigated while it ran. Look at the new "
+        "page and act again",
+    )
 
 
 # --- locating elements ----------------------------------------------------------------

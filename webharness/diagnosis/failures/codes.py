@@ -85,7 +85,8 @@ DEFINITIONS: dict[FailureCode, str] = {
     ),
     FailureCode.WAITING_TIMEOUT: (
         "The agent acted or answered before awaited content arrived: an action timed out "
-        "(TIMEOUT), or the episode was ended while the page showed a loading indicator."
+        "(TIMEOUT) or was cut short by a navigation of the page's own (PAGE_UNSETTLED), or "
+        "the episode was ended while the page showed a loading indicator."
     ),
     FailureCode.USER_INPUT_REQUIRED: (
         "A detail the task withholds (task.params['_withheld']) was needed; the agent never "
@@ -131,6 +132,7 @@ ERROR_CODES: dict[ActionErrorKind, FailureCode] = {
     ActionErrorKind.NAVIGATION_BLOCKED: FailureCode.ACTION_NO_EFFECT,
     ActionErrorKind.UNSUPPORTED_CONTROL: FailureCode.UNSUPPORTED_CONTROL,
     ActionErrorKind.TIMEOUT: FailureCode.WAITING_TIMEOUT,
+    ActionErrorKind.PAGE_UNSETTLED: FailureCode.WAITING_TIMEOUT,
     ActionErrorKind.BROWSER_ERROR: FailureCode.RUNTIME_ERROR,
 }
 
