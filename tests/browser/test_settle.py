@@ -4,12 +4,13 @@ running transition) holds the settle until it has run, within the quiet window."
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from webharness.browser.page_session import AGENT
+from webharness.browser.agent_world import AGENT
 from webharness.envs import WebEvalEnv
 from webharness.spec.task_spec import TaskSpec
 
@@ -34,17 +35,24 @@ def env(browser):
     env.close()
 
 
+def in_agent_world(env, page_code: str, agent_call: str):
+    """Run ``page_code`` in the page's world and then ``agent_call`` (an expression of
+    the agent, ``AGENT``) in the agent's world, in the same task; the call's value."""
+    run = f"window.dispatchEvent(new CustomEvent('run', {{detail: {json.dumps(page_code)}}}))"
+    expression = f"(async () => {{ {run}; return {agent_call.replace('AGENT', AGENT)}; }})()"
+    return env.runtime.run(env.episode.session.world.run(expression), 30)
+
+
+def status(env) -> str:
+    page = env.episode.session.page
+    return env.runtime.run(page.evaluate("document.getElementById('status').textContent"), 30)
+
+
 def settle_after(env, case: str) -> tuple[dict, str]:
     """Run a case's handler and settle in the same task; the settle result and the status."""
     env.reset(seed=0)
-    page = env.episode.session.page
-    script = (
-        f"(c) => {{ CASES[c](); return {AGENT}.settle({{quietMs: {QUIET_MS}, capMs: 5000}}); }}"
-    )
-    settled = env.runtime.run(page.evaluate(script, case), 30)
-    return settled, env.runtime.run(
-        page.evaluate("document.getElementById('status').textContent"), 30
-    )
+    settle = f"AGENT.settle({{quietMs: {QUIET_MS}, capMs: 5000}})"
+    return in_agent_world(env, f"CASES[{case!r}]()", settle), status(env)
 
 
 @pytest.mark.parametrize("case", ["now", "clearedTimeout"])
@@ -66,12 +74,8 @@ def test_work_the_page_scheduled_is_waited_for_before_the_page_counts_as_settled
 def test_a_page_that_keeps_scheduling_work_still_settles_after_the_quiet_window(env):
     """An animation loop always has a frame pending: the full quiet window decides."""
     env.reset(seed=0)
-    page = env.episode.session.page
-    script = (
-        f"() => {{ const loop = () => requestAnimationFrame(loop); loop(); say('looping');"
-        f" return {AGENT}.settle({{quietMs: 50, capMs: 5000}}); }}"
-    )
-    settled = env.runtime.run(page.evaluate(script), 30)
+    loop = "const loop = () => requestAnimationFrame(loop); loop(); say('looping')"
+    settled = in_agent_world(env, loop, "AGENT.settle({quietMs: 50, capMs: 5000})")
     assert settled == {"navigating": False, "timedOut": False, "early": False}
 
 
@@ -95,13 +99,7 @@ def test_the_page_timers_keep_their_native_behaviour(env):
 def wait_for_change(env, start: str, ms: int) -> tuple[bool, str]:
     """Start something on the page, then wait for a change; the result and the status."""
     env.reset(seed=0)
-    page = env.episode.session.page
-    changed = env.runtime.run(
-        page.evaluate(f"(ms) => {{ {start}; return {AGENT}.waitForChange(ms); }}", ms), 30
-    )
-    return changed, env.runtime.run(
-        page.evaluate("document.getElementById('status').textContent"), 30
-    )
+    return in_agent_world(env, start, f"AGENT.waitForChange({ms})"), status(env)
 
 
 @pytest.mark.parametrize(
@@ -123,12 +121,11 @@ def test_wait_for_change_on_a_quiet_page_ends_at_its_bound_with_false(env):
 
 def test_wait_for_change_ends_when_the_page_starts_to_leave(env):
     env.reset(seed=0)
-    page = env.episode.session.page
     script = (
-        f"() => {{ const waited = {AGENT}.waitForChange(10000);"
-        f" window.dispatchEvent(new Event('beforeunload')); return waited; }}"
+        f"(() => {{ const waited = {AGENT}.waitForChange(10000);"
+        f" window.dispatchEvent(new Event('beforeunload')); return waited; }})()"
     )
-    assert env.runtime.run(page.evaluate(script), 30) is True
+    assert env.runtime.run(env.episode.session.world.run(script), 30) is True
 
 
 def test_a_text_mode_step_settles_and_reads_the_page_in_one_call(env, monkeypatch):
@@ -143,13 +140,14 @@ def test_a_text_mode_step_settles_and_reads_the_page_in_one_call(env, monkeypatc
     )
     env.runtime.run(page.evaluate(arm), 30)
     calls: list[str] = []
-    evaluate = page.evaluate
+    world = env.episode.session.world
+    call = world.call
 
-    async def counted(expression, *args, **kwargs):
-        calls.append(expression)
-        return await evaluate(expression, *args, **kwargs)
+    async def counted(method, *args, **kwargs):
+        calls.append(method)
+        return await call(method, *args, **kwargs)
 
-    monkeypatch.setattr(page, "evaluate", counted)
+    monkeypatch.setattr(world, "call", counted)
     obs, _, _, _, info = env.step("mouse_click(5, 5)")  # input only: no call into the page to act
     assert info["action_result"].ok and len(calls) == 1, calls
     assert "paragraph [ref=e2]: clicked" in obs["axtree"]

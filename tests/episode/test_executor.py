@@ -8,7 +8,7 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from webharness.action_result import ActionErrorKind
-from webharness.browser.page_session import AGENT
+from webharness.browser.agent_world import AGENT
 from webharness.envs import WebEvalEnv
 from webharness.spec.task_spec import TaskSpec
 
@@ -161,11 +161,11 @@ def test_clicking_a_link_follows_it(page):
 def _settle_after_submitting(env, form_id: str, cap_ms: int) -> dict:
     """Submit a form and start settling in the same task, before its navigation can begin."""
     script = (
-        f"() => {{ document.getElementById({form_id!r}).requestSubmit();"
-        f" return {AGENT}.settle({{quietMs: 10, capMs: {cap_ms}}}); }}"
+        f"(() => {{ document.getElementById({form_id!r}).requestSubmit();"
+        f" return {AGENT}.settle({{quietMs: 10, capMs: {cap_ms}}}); }})()"
     )
     try:
-        return env.runtime.run(env.episode.session.page.evaluate(script), 10)
+        return env.runtime.run(env.episode.session.world.run(script), 10)
     except PlaywrightError:
         return {"navigating": True}  # the document went away first: it did not settle early
 

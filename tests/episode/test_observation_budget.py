@@ -3,29 +3,16 @@ that say what they left out, and scrolling brings the rest in."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.support.sites import site_spec
 from webharness.envs import WebEvalEnv
 from webharness.episode.observation import MAX_AXTREE_CHARS, _whole_lines
-from webharness.spec.task_spec import TaskSpec
-
-HUGE_SITE = Path(__file__).parents[1] / "fixtures" / "huge_site"
 
 
 @pytest.fixture(scope="module")
 def huge_env(browser):
-    spec = TaskSpec.model_validate(
-        {
-            "id": "huge",
-            "category": "test",
-            "instruction": "Find item 40000.",
-            "site": str(HUGE_SITE),
-            "success": {"kind": "text", "text": "never shown"},
-        }
-    )
-    env = WebEvalEnv(spec, obs_mode="text", max_tree_lines=1_000)
+    env = WebEvalEnv(site_spec("huge_site"), obs_mode="text", max_tree_lines=1_000)
     yield env
     env.close()
 

@@ -30,10 +30,10 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
+from webharness.browser.agent_world import AgentWorld
 from webharness.browser.egress import EgressProxy
 from webharness.episode.site import SiteRouter
 
-AGENT = "window[Symbol.for('webharness.agent')]"
 # Chromium refuses a page's navigations to file://, chrome:// and data: URLs before any
 # request exists (routes never see them); its console message is the only trace left.
 _REFUSED_NAVIGATION = re.compile(
@@ -41,15 +41,8 @@ _REFUSED_NAVIGATION = re.compile(
 )
 
 
-# The in-page agent's settle; a document it has not been installed in yet is navigating.
-SETTLE_JS = f"(o) => {AGENT} ? {AGENT}.settle(o) : {{navigating: true}}"
-# The same, then the observation pass in the same call unless a navigation began.
-_SETTLE_AND_OBSERVE_JS = (
-    f"(o) => {AGENT} ? {AGENT}.settleAndObserve(o)"
-    " : JSON.stringify({settled: {navigating: true}})"
-)
-
-
+# A document the agent has not been installed in yet is navigating.
+NAVIGATING = {"navigating": True}
 # The observation's budget in tree lines (``snapshot.js``): past half of it the in-page walk
 # keeps to the viewport, at the budget it stops and says what it left out.
 DEFAULT_TREE_LINES = 5_000
@@ -60,12 +53,13 @@ DEFAULT_TREE_LINES = 5_000
 NAVIGATION_EVENT_GRACE_S = 0.5
 
 # The page agent (``js/page_agent/``), one file per concept, joined in this order into one
-# function scope that runs once per document, before the page's own scripts: it tracks
-# DOM mutations and requests (settling), hands out refs that stay with their element, and
-# extracts the accessibility tree and the semantic state in one pass.
+# function scope that runs once per document, before the page's own scripts, in a world of
+# its own (agent_world.py): it tracks DOM mutations (settling), hands out refs that stay
+# with their element, and extracts the accessibility tree and the semantic state in one
+# pass. ``js/page_hooks.js`` runs in the page's world for what only that world sees.
 PAGE_AGENT_PARTS = (
-    "core",  # shared state, builtins kept from before the page ran
-    "watch",  # mutations, requests and the work the page has scheduled
+    "core",  # shared state
+    "watch",  # mutations; the page's requests and scheduled work, asked of its world
     "containment",  # permission asks noted
     "settle",  # navigations, downloads refused, settle and waitForChange
     "roles",  # roles and accessible names
@@ -84,6 +78,12 @@ def page_agent_script() -> str:
     return (
         f"(() => {{\nif (window[Symbol.for('webharness.agent')]) return;\n{''.join(parts)}}})();\n"
     )
+
+
+@functools.cache
+def page_hooks_script() -> str:
+    """The hooks the agent keeps in the page's own world (``js/page_hooks.js``)."""
+    return resources.files("webharness.browser").joinpath("js/page_hooks.js").read_text("utf-8")
 
 
 @dataclass
@@ -126,8 +126,10 @@ class PageSession:
         router: SiteRouter,
         cdp: CDPSession,
         egress: EgressProxy,
+        world: AgentWorld,
     ) -> None:
         self.context, self.page, self.router, self._egress = context, page, router, egress
+        self.world = world  # the page agent's own world: every call into the agent
         self._cdp = cdp  # for screenshots; opened with the page, ahead of the episode
         self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
         self._loaded = asyncio.Event()
@@ -158,11 +160,13 @@ class PageSession:
             reduced_motion="reduce",
             proxy={"server": await egress.start()},
         )
-        await context.add_init_script(page_agent_script())
+        await context.add_init_script(page_hooks_script())
         await context.route("**/*", router.handle)
         await context.route_web_socket(re.compile(".*"), router.handle_websocket)
         page = await context.new_page()
-        return cls(context, page, router, await context.new_cdp_session(page), egress)
+        cdp = await context.new_cdp_session(page)
+        world = await AgentWorld.install(page, cdp, page_agent_script())
+        return cls(context, page, router, cdp, egress, world)
 
     def _on_load(self, _page: Page) -> None:
         self._loads += 1
@@ -171,6 +175,7 @@ class PageSession:
     def _on_navigated(self, frame: Frame) -> None:
         if frame is self.page.main_frame:
             self.navigations += 1
+            self.world.document += 1
             self._navigated.set()
 
     async def navigated_since(self, count: int, timeout_s: float) -> bool:
@@ -189,6 +194,7 @@ class PageSession:
 
     def _on_crash(self, _page: Page) -> None:
         self.crashed = True
+        self.world.crash()
         self._loaded.set()  # wake a settle waiting for a document that will not come
 
     # --- containment: what the page tried that the harness refused ------------------------
@@ -237,7 +243,7 @@ class PageSession:
                 await self.snapshot(request),
                 (time.perf_counter() - started) * 1000,
             )
-        return settled, self._snapshot_of(raw["snap"]), raw["snapshotMs"]
+        return settled, await self._snapshot_of(raw["snap"], request), raw["snapshotMs"]
 
     async def _settle(
         self, quiet_ms: float, cap_ms: float, observe_request: dict[str, Any] | None
@@ -252,14 +258,11 @@ class PageSession:
             raw: dict[str, Any] | None = None
             try:
                 if observe_request is None:
-                    result = await self.page.evaluate(SETTLE_JS, settle_request)
+                    result = await self.world.call("settle", settle_request, absent=NAVIGATING)
                 else:
-                    raw = json.loads(
-                        await self.page.evaluate(
-                            _SETTLE_AND_OBSERVE_JS,
-                            {"settle": settle_request, "observe": observe_request},
-                        )
-                    )
+                    both = {"settle": settle_request, "observe": observe_request}
+                    answer = await self.world.call("settleAndObserve", both, absent=None)
+                    raw = json.loads(answer) if answer is not None else {"settled": NAVIGATING}
                     result = raw["settled"]
             except PlaywrightError:
                 result = {"navigating": True}  # the document went away mid-call
@@ -286,7 +289,7 @@ class PageSession:
 
     async def _clear_navigating(self) -> None:
         try:
-            await self.page.evaluate(f"() => {AGENT} && {AGENT}.markSettled()")
+            await self.world.call("markSettled", absent=None)
         except PlaywrightError:
             pass
 
@@ -297,18 +300,23 @@ class PageSession:
         The result crosses Playwright's protocol as one JSON string, far faster than the
         same object, which it would walk and re-encode value by value.
         """
-        raw = json.loads(await self.page.evaluate(f"(o) => {AGENT}.observe(o)", request.payload()))
-        return self._snapshot_of(raw)
+        raw = json.loads(await self.world.call("observe", request.payload()))
+        return await self._snapshot_of(raw, request)
 
-    def _snapshot_of(self, raw: dict[str, Any]) -> Snapshot:
+    async def _snapshot_of(self, raw: dict[str, Any], request: ObserveRequest) -> Snapshot:
+        """The snapshot, with the task's JS criteria evaluated in the page's world right
+        after it (a second call, only for a task that has such criteria)."""
         for entry in raw.get("contained", ()):
-            self.router.record(str(entry))  # permission prompts the page agent refused
+            self.router.record(str(entry))  # what the page agent and the page's hooks refused
+        criteria: dict[str, Any] = {"values": {}, "errors": {}}
+        if request.expressions:
+            criteria = await self.world.criteria(list(request.expressions))
         return Snapshot(
             axtree=raw["axtree"],
             state=raw["state"],
             max_ref=raw["maxRef"],
-            js=raw["js"],
-            js_errors=raw.get("jsErrors", {}),
+            js=criteria["values"],
+            js_errors={e: str(message)[:300] for e, message in criteria["errors"].items()},
         )
 
     async def screenshot(self) -> np.ndarray:
@@ -325,7 +333,7 @@ class PageSession:
 
     async def call_agent(self, method: str, *args: Any) -> Any:
         """Call a method of the in-page agent with JSON arguments."""
-        return await self.page.evaluate(f"(args) => {AGENT}.{method}(...args)", list(args))
+        return await self.world.call(method, *args)
 
     async def close(self) -> None:
         try:

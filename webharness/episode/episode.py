@@ -143,6 +143,8 @@ class Episode:
         setup_ms = _ms(started)
         for script in self.hooks.init_scripts:
             await self.session.context.add_init_script(script)
+        for script in self.hooks.agent_world_scripts:
+            await self.session.world.add_script(script)
         started = time.perf_counter()
         await self.session.goto(self.start_url, self.options.action_timeout_ms)
         observed = await self._settle_and_observe(started, "load")

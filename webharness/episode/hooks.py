@@ -35,6 +35,9 @@ class PerturbationEvent(BaseModel):
 @dataclass
 class EpisodeHooks:
     init_scripts: list[str] = field(default_factory=list)  # run in every document first
+    # The same, in the page agent's own world (browser/agent_world.py), after the agent:
+    # for scripts that use it (the path recorder names what a person clicks through it).
+    agent_world_scripts: list[str] = field(default_factory=list)
     request_hooks: list[RequestHook] = field(default_factory=list)
     html_transforms: list[HtmlTransform] = field(default_factory=list)
     after_action: list[AfterAction] = field(default_factory=list)

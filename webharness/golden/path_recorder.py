@@ -35,7 +35,7 @@ Driver = Callable[[Any, dict[str, Any]], None]
 def _install_recorder(
     hooks: EpisodeHooks, rng: np.random.Generator, instance: TaskInstance
 ) -> None:
-    hooks.init_scripts.append(
+    hooks.agent_world_scripts.append(
         resources.files("webharness.browser")
         .joinpath("js/path_recorder.js")
         .read_text(encoding="utf-8")

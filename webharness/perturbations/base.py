@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
-from webharness.browser.page_session import SETTLE_JS
+from webharness.browser.agent_world import AgentWorld
+from webharness.browser.page_session import NAVIGATING
 from webharness.episode.hooks import EpisodeHooks
 from webharness.spec.task_spec import TaskSpec
 
@@ -100,7 +101,9 @@ async def settle(page: Page, ctx: PerturbationContext) -> bool:
     in-flight request has or has not finished yet.
     """
     try:
-        result = await page.evaluate(SETTLE_JS, {"quietMs": 10, "capMs": ctx.settle_cap_ms})
+        result = await AgentWorld.of(page).call(
+            "settle", {"quietMs": 10, "capMs": ctx.settle_cap_ms}, absent=NAVIGATING
+        )
     except PlaywrightError:
         return False  # the document went away mid-call
     if result.get("navigating"):

@@ -1,6 +1,6 @@
 // Records a person's trusted clicks, typing and choices as semantic steps (role + name),
-// kept in sessionStorage so they survive same-origin navigations. Read by
-// webharness/golden_recorder.py.
+// kept in sessionStorage so they survive same-origin navigations. Runs in the page agent's
+// world (it names targets through the agent); read by webharness/golden/path_recorder.py.
 (() => {
   const STORE = "__webharness_recording__";
   const agent = () => window[Symbol.for("webharness.agent")];

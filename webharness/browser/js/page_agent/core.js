@@ -1,14 +1,13 @@
-// The page agent's shared state and the builtins it keeps from before the page ran.
+// The page agent's shared state. It runs in a world of its own (agent_world.py): the
+// page's scripts cannot reach its globals or replace the builtins it uses.
 const KEY = Symbol.for("webharness.agent");
-// Builtins as they were before the page's own scripts ran (a page may replace them).
-const toJSON = JSON.stringify, globalEval = eval;
+const toJSON = JSON.stringify;
 
 const state = {
   nextRef: 1,
   refs: new Map(), // ref -> WeakRef(element)
   refOf: new WeakMap(), // element -> ref
   lastMutation: performance.now(),
-  pending: 0, // fetch/XHR in flight
   navigating: false,
   dueNavigation: null, // { event, at }: a submit or link click whose navigation has not begun
 };

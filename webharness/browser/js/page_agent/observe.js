@@ -1,22 +1,8 @@
-// --- an observation: the snapshot and the task's JS criteria, as one JSON string -----
-// Playwright walks a returned object value by value, far slower than a string.
-// A criterion's value is a number (a count) or true/false; one that throws is false and
-// what it threw goes in jsErrors, so the harness reports it rather than a silent false.
-const observation = ({ minRef, maxLines, scopes, expressions }) => {
-  const snap = snapshot({ minRef, maxLines, scopes });
-  const errors = {};
-  snap.js = Object.fromEntries(expressions.map((e) => {
-    try {
-      const value = globalEval(e);
-      return [e, typeof value === "number" ? value : Boolean(value)];
-    } catch (err) {
-      errors[e] = String(err && err.name ? `${err.name}: ${err.message}` : err).slice(0, 300);
-      return [e, false];
-    }
-  }));
-  for (const e in errors) { snap.jsErrors = errors; break; }
-  return snap;
-};
+// --- an observation: the snapshot, as one JSON string ------------------------------
+// One string crosses the protocol far faster than the same object value by value. The
+// task's JS criteria read the app's own state: the page's world evaluates them
+// (js/page_hooks.js), right after this pass.
+const observation = ({ minRef, maxLines, scopes }) => snapshot({ minRef, maxLines, scopes });
 const observe = (o) => toJSON(observation(o));
 // settle, then observe unless a navigation began: one call for both. An observation that
 // throws is left to a separate observe(), which raises the page's error.

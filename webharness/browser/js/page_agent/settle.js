@@ -58,10 +58,11 @@ const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) =>
     const now = performance.now();
     if (state.navigating) return resolve({ navigating: true, timedOut: false });
     const quietFor = now - state.lastMutation;
-    const quiet = state.pending === 0 && document.readyState !== "loading" && !navigationDue()
-      && (quietFor >= quietMs || (quietFor >= MIN_QUIET_MS && !workDue(state.lastMutation, state.lastMutation + quietMs)));
+    const page = askPage(state.lastMutation, state.lastMutation + quietMs);
+    const quiet = page.pending === 0 && document.readyState !== "loading" && !navigationDue()
+      && (quietFor >= quietMs || (quietFor >= MIN_QUIET_MS && !page.due && !animating()));
     if (quiet) return resolve({ navigating: false, timedOut: false, early: quietFor < quietMs });
-    if (now - start >= capMs) return resolve({ navigating: false, timedOut: true, pending: state.pending });
+    if (now - start >= capMs) return resolve({ navigating: false, timedOut: true, pending: page.pending });
     const untilQuiet = quietFor < MIN_QUIET_MS ? MIN_QUIET_MS - quietFor : quietMs - quietFor;
     timer.set.call(window, check, untilQuiet > 0 ? Math.max(1, Math.min(untilQuiet, 5)) : 5);
   };

@@ -119,7 +119,7 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
   const focusedEl = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
   return {
     axtree,
-    contained: contained.splice(0),
+    contained: (askPage(0, 0), contained.splice(0)), // the page's world's notes too
     maxRef: state.nextRef - 1,
     state: {
       url: location.href,

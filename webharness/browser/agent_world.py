@@ -1,0 +1,146 @@
+"""The page agent's own JavaScript world, and calls into it and into the page's world.
+
+The agent (``js/page_agent/``) runs in an isolated world of the page's frame: it shares the
+page's DOM but not its JavaScript globals, so a page that replaces ``Array``, ``JSON``,
+``Map`` or DOM prototypes cannot break the observation or the actions. Only what must see
+the page's own world stays there (``js/page_hooks.js``: requests and scheduled work
+counted, refusals noted, the task's JS criteria). Calls go over CDP (``Runtime.evaluate``
+with the world's context id, values returned by CDP itself), not through Playwright's
+``page.evaluate``, whose helper script runs in the page's world.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import weakref
+from typing import Any, ClassVar
+
+from playwright.async_api import CDPSession, Page
+from playwright.async_api import Error as PlaywrightError
+
+WORLD_NAME = "webharness"
+AGENT = "window[Symbol.for('webharness.agent')]"
+HOOKS = "window.__webharness_hooks__"  # js/page_hooks.js, in the page's world
+
+
+_ABSENT = "webharness: no agent in this document"
+_CRASHED = "webharness: the page crashed"
+_RAISE = object()
+
+
+class PageScriptError(PlaywrightError):
+    """A call into the page that threw; its message is the exception's description."""
+
+
+class AgentWorld:
+    """The agent's world in one page's main frame, over that page's CDP session."""
+
+    _of_page: ClassVar[weakref.WeakKeyDictionary[Page, AgentWorld]] = weakref.WeakKeyDictionary()
+
+    def __init__(self, page: Page, cdp: CDPSession, frame_id: str) -> None:
+        self._cdp, self._frame_id = cdp, frame_id
+        self._context_id: int | None = None
+        self.crashed = False  # set by crash(): a crashed page never answers a CDP call
+        self._waiting: set[asyncio.Task[Any]] = set()  # the tasks awaiting an answer
+        self._context_document = -1
+        self.document = 0  # bumped on each navigation of the main frame (PageSession)
+        AgentWorld._of_page[page] = self
+
+    @classmethod
+    async def install(cls, page: Page, cdp: CDPSession, agent_source: str) -> AgentWorld:
+        """Have ``agent_source`` run in the agent's world of every new document of ``page``
+        (before the page's own scripts)."""
+        await cdp.send("Page.enable")  # scripts for new documents run only with it on
+        frame_id = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        await cdp.send(
+            "Page.addScriptToEvaluateOnNewDocument",
+            {"source": agent_source, "worldName": WORLD_NAME, "runImmediately": True},
+        )
+        return cls(page, cdp, frame_id)
+
+    async def add_script(self, source: str) -> None:
+        """Run ``source`` in the agent's world of every new document, after the agent."""
+        await self._cdp.send(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": source, "worldName": WORLD_NAME}
+        )
+
+    @classmethod
+    def of(cls, page: Page) -> AgentWorld:
+        """The agent's world of a page opened by ``PageSession`` (for the perturbations)."""
+        return cls._of_page[page]
+
+    async def call(self, method: str, *args: Any, absent: Any = _RAISE) -> Any:
+        """``agent.method(...args)`` in the agent's world (awaited when it returns a
+        promise); its JSON-able value. In a document without the agent yet (one that is
+        being replaced) it is ``absent`` if given, else a ``PageScriptError``."""
+        expression = (
+            f"{AGENT} ? {AGENT}.{method}(...{json.dumps(list(args))}) : {json.dumps(_ABSENT)}"
+        )
+        value = await self.run(expression)
+        if value == _ABSENT:
+            if absent is _RAISE:
+                raise PageScriptError(f"the page agent is not in this document yet ({method})")
+            return absent
+        return value
+
+    async def run(self, expression: str) -> Any:
+        """Evaluate ``expression`` in the agent's world (where ``AGENT`` is the agent); its
+        JSON-able value. For tests and tools that drive the agent directly."""
+        context_id = await self._context()
+        try:
+            return await self._evaluate(expression, {"contextId": context_id})
+        except PlaywrightError:
+            self._context_id = None  # its document may have gone: ask again next time
+            raise
+
+    async def criteria(self, expressions: list[str]) -> dict[str, Any]:
+        """The task's JS criteria, evaluated in the page's own world:
+        ``{"values": {expr: bool | number}, "errors": {expr: message}}``."""
+        answer = await self._evaluate(
+            f"{HOOKS} ? {HOOKS}.criteria({json.dumps(expressions)}) : null", {}
+        )
+        return answer or {"values": dict.fromkeys(expressions, False), "errors": {}}
+
+    async def _evaluate(self, expression: str, where: dict[str, Any]) -> Any:
+        params = {"expression": expression, "returnByValue": True, "awaitPromise": True, **where}
+        answer = await self._send("Runtime.evaluate", params)
+        if "exceptionDetails" in answer:
+            details = answer["exceptionDetails"]
+            thrown = details.get("exception", {}).get("description") or details.get("text")
+            raise PageScriptError(str(thrown)[:500])
+        return answer["result"].get("value")
+
+    def crash(self) -> None:
+        """The page crashed: end every call waiting on it, and refuse the next ones."""
+        self.crashed = True
+        for task in list(self._waiting):
+            task.cancel(_CRASHED)
+
+    async def _send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A CDP call, ended with a ``PageScriptError`` if the page crashes meanwhile (the
+        waiting task is cancelled by ``crash``: no task of its own per call, which cost
+        half a millisecond)."""
+        if self.crashed:
+            raise PageScriptError("the page has crashed")
+        task = asyncio.current_task()
+        assert task is not None  # always called from a coroutine on the host's loop
+        self._waiting.add(task)
+        try:
+            return await self._cdp.send(method, params)
+        except asyncio.CancelledError as cancelled:
+            if self.crashed and cancelled.args == (_CRASHED,):
+                task.uncancel()
+                raise PageScriptError("the page crashed during the call") from None
+            raise
+        finally:
+            self._waiting.discard(task)
+
+    async def _context(self) -> int:
+        """The world's execution context in the current document (one per document)."""
+        if self._context_id is None or self._context_document != self.document:
+            params = {"frameId": self._frame_id, "worldName": WORLD_NAME}
+            created = await self._send("Page.createIsolatedWorld", params)
+            self._context_id = created["executionContextId"]
+            self._context_document = self.document
+        return self._context_id

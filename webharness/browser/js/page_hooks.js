@@ -1,0 +1,159 @@
+// The page agent's hooks in the page's own world: what only that world can see. The agent
+// itself runs in an isolated world of its own (agent_world.py), where the page's scripts
+// cannot replace the builtins it uses; these hooks count the page's requests and the work
+// it has scheduled, note what containment refuses there, and evaluate the task's JS
+// criteria. They keep every builtin they use from before the page ran, and talk to the
+// agent through DOM events, which both worlds see:
+//   webharness:ask {since, until}  -> webharness:answer {pending, due, contained}
+//   webharness:change               a request of the page finished
+(() => {
+  "use strict"; // arguments not mapped to the parameters: a hook may rewrite its arguments
+  // A plain name, read without Symbol.for (which a page may replace); the property is
+  // neither writable nor configurable, so the page cannot take it over.
+  const KEY = "__webharness_hooks__";
+  if (window[KEY]) return;
+  const apply = Reflect.apply, construct = Reflect.construct, define = Object.defineProperty;
+  const now = performance.now.bind(performance);
+  const dispatch = EventTarget.prototype.dispatchEvent, listen = EventTarget.prototype.addEventListener;
+  const Custom = CustomEvent, Wrap = Proxy, Text = String;
+  const then = Promise.prototype.then;
+  const tell = (type, detail) => apply(dispatch, window, [new Custom("webharness:" + type, { detail })]);
+
+  // --- requests in flight ---------------------------------------------------------------
+  let pending = 0;
+  const finished = () => { pending--; tell("change", null); };
+  const counted = (promise) => { pending++; apply(then, promise, [finished, finished]); return promise; };
+  const originalFetch = window.fetch;
+  if (originalFetch) window.fetch = function () { return counted(apply(originalFetch, this, arguments)); };
+  // A response's body is read after fetch() resolves: the read is in flight too, so a page
+  // that fetches, reads the JSON, then renders is not seen as quiet in between.
+  for (const reader of ["json", "text", "arrayBuffer", "blob", "formData"]) {
+    const original = Response.prototype[reader];
+    if (original) Response.prototype[reader] = function () { return counted(apply(original, this, arguments)); };
+  }
+  const originalSend = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function () {
+    pending++;
+    apply(listen, this, ["loadend", finished, { once: true }]);
+    return apply(originalSend, this, arguments);
+  };
+
+  // --- work the page has scheduled --------------------------------------------------------
+  // A timeout about to fire, an animation frame asked for or a message posted (how
+  // schedulers such as React's queue their work) can change the DOM in the next few ms.
+  const timeouts = Object.create(null); // id -> when it is due (performance.now() ms)
+  const setTimer = window.setTimeout, clearTimer = window.clearTimeout;
+  window.setTimeout = function (handler, delay) {
+    const args = arguments;
+    let id;
+    if (typeof handler === "function") {
+      args[0] = function () { delete timeouts[id]; return apply(handler, this, arguments); };
+    } // (strict mode: handler stays the page's own function)
+    id = apply(setTimer, window, args);
+    timeouts[id] = now() + (Number(delay) || 0);
+    return id;
+  };
+  window.clearTimeout = function (id) { delete timeouts[id]; return apply(clearTimer, window, [id]); };
+  const frames = Object.create(null);
+  let framesDue = 0;
+  const nativeFrame = window.requestAnimationFrame, nativeCancelFrame = window.cancelAnimationFrame;
+  window.requestAnimationFrame = function (callback) {
+    if (typeof callback !== "function") return apply(nativeFrame, window, [callback]); // throws as it would
+    let id;
+    id = apply(nativeFrame, window, [function (t) {
+      if (frames[id]) { delete frames[id]; framesDue--; }
+      return apply(callback, this, [t]);
+    }]);
+    frames[id] = true;
+    framesDue++;
+    return id;
+  };
+  window.cancelAnimationFrame = function (id) {
+    if (frames[id]) { delete frames[id]; framesDue--; }
+    return apply(nativeCancelFrame, window, [id]);
+  };
+  let lastPost = -Infinity;
+  const notePost = (owner) => {
+    const original = owner.postMessage;
+    owner.postMessage = function () { lastPost = now(); return apply(original, this, arguments); };
+  };
+  notePost(MessagePort.prototype);
+  notePost(window);
+  // Is any of it due? A frame or a message pending since ``since`` (the last DOM change),
+  // or a timeout due by ``until``.
+  const workDue = (since, until) => {
+    if (framesDue > 0 || lastPost >= since) return true;
+    const stale = now() - 1000;
+    for (const id in timeouts) {
+      if (timeouts[id] <= until) return true;
+      if (timeouts[id] < stale) delete timeouts[id]; // a string handler, run long ago
+    }
+    return false;
+  };
+
+  // --- containment: what the browser refuses here, noted -----------------------------------
+  let contained = [];
+  const contain = (entry) => { if (contained.length < 50) contained[contained.length] = entry; };
+  const noteAsk = (owner, method, name) => {
+    const original = owner && owner[method];
+    if (typeof original !== "function") return;
+    owner[method] = function () { contain(name + " [permission]"); return apply(original, this, arguments); };
+  };
+  noteAsk(navigator.geolocation, "getCurrentPosition", "geolocation");
+  noteAsk(navigator.geolocation, "watchPosition", "geolocation");
+  noteAsk(window.Notification, "requestPermission", "notifications");
+  noteAsk(navigator.mediaDevices, "getUserMedia", "media");
+  noteAsk(navigator.mediaDevices, "getDisplayMedia", "display-capture");
+  // Chromium runs with WebRTC's non-proxied UDP off and every episode behind a proxy that
+  // cannot carry QUIC, so STUN over UDP and WebTransport send nothing; note the attempts.
+  const noteConstruct = (name, describe) => {
+    const Original = window[name];
+    if (typeof Original !== "function") return;
+    window[name] = new Wrap(Original, {
+      construct(target, args, newTarget) {
+        try { describe(args); } catch (err) { /* a page that broke what describe uses */ }
+        return construct(target, args, newTarget);
+      },
+    });
+  };
+  noteConstruct("RTCPeerConnection", (args) => {
+    const servers = (args[0] && args[0].iceServers) || [];
+    for (let i = 0; i < servers.length; i++) {
+      const urls = servers[i].urls || servers[i].url || [];
+      const list = typeof urls === "string" ? [urls] : urls;
+      for (let j = 0; j < list.length; j++) {
+        const url = Text(list[j]);
+        if (!/transport=tcp/i.test(url) && !/^turns:/i.test(url)) contain(url + " [webrtc udp]");
+      }
+    }
+  });
+  noteConstruct("WebTransport", (args) => contain(Text(args[0]) + " [webtransport]"));
+
+  // --- the agent's questions -------------------------------------------------------------
+  apply(listen, window, ["webharness:ask", (event) => {
+    const question = event.detail || {};
+    const notes = contained;
+    contained = [];
+    tell("answer", { pending, due: workDue(question.since, question.until), contained: notes });
+  }]);
+
+  // --- the task's JS criteria, in the page's world (they read the app's own state) ---------
+  // A value is a number (a count) or true/false; one that throws is false, and what it
+  // threw is kept so the harness reports it rather than a silent false.
+  const evaluate = (0, eval);
+  const criteria = (expressions) => {
+    const values = {}, errors = {};
+    for (let i = 0; i < expressions.length; i++) {
+      const expression = expressions[i];
+      try {
+        const value = evaluate(expression);
+        values[expression] = typeof value === "number" ? value : !!value;
+      } catch (err) {
+        values[expression] = false;
+        errors[expression] = Text(err && err.name ? err.name + ": " + err.message : err);
+      }
+    }
+    return { values, errors };
+  };
+  define(window, KEY, { value: Object.freeze({ criteria }), enumerable: false });
+})();
