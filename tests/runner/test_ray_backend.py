@@ -8,8 +8,10 @@ import contextlib
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -109,12 +111,14 @@ class _RayNode:
 
 
 @pytest.fixture
-def two_node_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def two_node_cluster() -> Iterator[str]:
     """A head node with no CPU and a second node with two, on this machine: every episode
-    must run on the node that joined. Ray's sessions go under the test's own temp folder."""
+    must run on the node that joined."""
     port = free_port()
     address = f"127.0.0.1:{port}"
-    temp = tmp_path_factory.mktemp("ray")
+    # Ray's sessions and sockets, in a folder of its own: not pytest's, whose path (with
+    # xdist's popen-gwN) makes Ray's socket paths longer than AF_UNIX's 107 bytes.
+    temp = tempfile.mkdtemp(prefix="wh-ray-", dir="/tmp")
     nodes = [
         _RayNode(
             "--head",
@@ -130,6 +134,7 @@ def two_node_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         for node in reversed(nodes):
             node.stop()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _cli_grid(out: Path, *backend: str) -> dict[tuple[str, int], tuple[bool, int, str | None]]:

@@ -92,6 +92,7 @@ function syncTools() {
   }
 }
 document.addEventListener("selectionchange", syncTools);
+syncTools(); // the toggles say "not pressed" from the start, as a real editor's do
 
 editor.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); send(); }
