@@ -139,6 +139,19 @@ def test_no_route_from_the_page_reaches_a_disallowed_origin(envs, witness, origi
     assert witness.seen[before:] == []
 
 
+@pytest.mark.parametrize("origin", ["external", "built-in"])
+@pytest.mark.parametrize("button", ["Preconnect", "Favicon"])
+def test_connection_hints_and_icons_reach_nothing(envs, witness, origin, button):
+    """No request need exist for these (a connection opened ahead, an icon the headless
+    browser may not fetch): the witness, which logs every TCP accept, sees nothing."""
+    before = len(witness.seen)
+    _, info = envs[origin].reset(seed=0)
+    info = envs[origin].step(click_action(info, button))[4]
+    info = envs[origin].step("wait(300)")[4]
+    assert info["action_result"].ok
+    assert witness.seen[before:] == []
+
+
 @pytest.mark.parametrize("via_redirect", [True, False], ids=["through-a-redirect", "direct"])
 def test_the_agent_s_goto_reaches_no_disallowed_origin(envs, apps, witness, via_redirect):
     env, before = envs["external"], len(witness.seen)
