@@ -43,8 +43,6 @@ class AgentWorld:
         self._context_id: int | None = None
         self.crashed = False  # set by crash(): a crashed page never answers a CDP call
         self._waiting: set[asyncio.Task[Any]] = set()  # the tasks awaiting an answer
-        self._context_document = -1
-        self.document = 0  # bumped on each navigation of the main frame (PageSession)
         AgentWorld._of_page[page] = self
 
     @classmethod
@@ -136,11 +134,14 @@ class AgentWorld:
         finally:
             self._waiting.discard(task)
 
+    def new_document(self) -> None:
+        """The main frame committed a new document (PageSession): its world is a new one."""
+        self._context_id = None
+
     async def _context(self) -> int:
         """The world's execution context in the current document (one per document)."""
-        if self._context_id is None or self._context_document != self.document:
+        if self._context_id is None:
             params = {"frameId": self._frame_id, "worldName": WORLD_NAME}
             created = await self._send("Page.createIsolatedWorld", params)
             self._context_id = created["executionContextId"]
-            self._context_document = self.document
         return self._context_id

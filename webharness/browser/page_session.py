@@ -13,6 +13,7 @@ import io
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -175,7 +176,7 @@ class PageSession:
     def _on_navigated(self, frame: Frame) -> None:
         if frame is self.page.main_frame:
             self.navigations += 1
-            self.world.document += 1
+            self.world.new_document()
             self._navigated.set()
 
     async def navigated_since(self, count: int, timeout_s: float) -> bool:
@@ -183,19 +184,27 @@ class PageSession:
         ``count``, waiting up to ``timeout_s`` for its event (which may come just after the
         error of a call that the navigation cut short)."""
         deadline = time.monotonic() + timeout_s
-        while self.navigations == count and not self.crashed:
-            self._navigated.clear()
+        return await self._count_moved(lambda: self.navigations, count, self._navigated, deadline)
+
+    async def _count_moved(
+        self, read: Callable[[], int], before: int, moved: asyncio.Event, deadline: float
+    ) -> bool:
+        """Wait, up to ``deadline``, for the counter ``read`` (woken by its event ``moved``)
+        to leave ``before``, or for the page to crash; whether it left."""
+        while read() == before and not self.crashed:
+            moved.clear()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._navigated.wait(), remaining)
-        return self.navigations != count
+                await asyncio.wait_for(moved.wait(), remaining)
+        return read() != before
 
     def _on_crash(self, _page: Page) -> None:
         self.crashed = True
         self.world.crash()
-        self._loaded.set()  # wake a settle waiting for a document that will not come
+        self._loaded.set()  # wake the waits for a document that will not come
+        self._navigated.set()
 
     # --- containment: what the page tried that the harness refused ------------------------
     async def _on_new_page(self, page: Page) -> None:
@@ -273,19 +282,13 @@ class PageSession:
         return False, None
 
     async def _wait_for_new_document(self, loads_before: int, deadline: float) -> bool:
-        while self._loads == loads_before and not self.crashed:
-            self._loaded.clear()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            try:
-                await asyncio.wait_for(self._loaded.wait(), remaining)
-            except asyncio.TimeoutError:
-                # The navigation may have been cancelled (e.g. a blocked origin): carry on
-                # with whatever document is current.
-                await self._clear_navigating()
-                return False
-        return True
+        if await self._count_moved(lambda: self._loads, loads_before, self._loaded, deadline):
+            return True
+        if not self.crashed:
+            # The navigation may have been cancelled (e.g. a blocked origin): carry on with
+            # whatever document is current.
+            await self._clear_navigating()
+        return self.crashed  # the settle loop ends on a crash
 
     async def _clear_navigating(self) -> None:
         try:
