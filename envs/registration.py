@@ -1,5 +1,6 @@
 """Gymnasium ids for the catalogue: every built-in scenario as ``WebEval/<name>-v0``
-(data-driven), and task folders from anywhere as ``<namespace>/<id>-v0``."""
+(data-driven; MiniWoB++'s tasks, when it is installed, as ``WebEval/miniwob.<task>-v0``),
+and task folders from anywhere as ``<namespace>/<id>-v0``."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ def env_id(task_name: str) -> str:
 
 
 def register_all() -> list[str]:
-    """Register each built-in task folder once; returns the env ids. Safe to call repeatedly."""
+    """Register each built-in task folder once, and each task of the built-in packs (their
+    specs are built on first use); returns the env ids. Safe to call repeatedly."""
     ids = []
-    for name in catalogue.task_names():
+    for name in catalogue.task_names() + catalogue.pack_task_names():
         ident = env_id(name)
         if ident not in gym.registry:
             _register(ident, name)

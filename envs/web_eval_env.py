@@ -17,7 +17,8 @@ from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.episode.observation import ObsMode, build_observation, observation_space, text_space
 from webharness.errors import BrowserError, BrowserNotFoundError, SetupError, did_you_mean
 from webharness.spec.catalogue import get_task
-from webharness.spec.criteria import settle_ms
+from webharness.spec.criteria import page_outcome, settle_ms
+from webharness.spec.page_reward import UNFINISHED_REWARD, PageOutcome
 from webharness.spec.task_spec import InstantiatedTask, TaskSpec, instantiate
 from webharness.trace.models import EndedBy, EpisodeEnd
 
@@ -101,6 +102,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         try:
             episode, observed = self._start_episode(runtime, task, hooks)
             self._episode = episode
+            # After the start: a page that states its own goal has set the instruction.
+            for transform in hooks.instruction_transforms:
+                task.instance.instruction = transform(task.instance.instruction)
         finally:
             # Closed after the new page has loaded: a context closing at the same time
             # holds up the browser and Playwright's driver, and the new page's load with them.
@@ -117,8 +121,6 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             factory(
                 hooks, np.random.default_rng(int(self.np_random.integers(2**63))), task.instance
             )
-        for transform in hooks.instruction_transforms:
-            task.instance.instruction = transform(task.instance.instruction)
         return hooks
 
     def _start_episode(
@@ -171,9 +173,12 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         if parse_error is not None:
             result = ActionResult.failed(ActionErrorKind.UNPARSEABLE, parse_error)
         success = episode.success()
+        page = page_outcome(episode.task.spec.success, episode.criteria_context())
         ended_by = _ENDED_BY.get(A.ActionKind(parsed.kind)) if parse_error is None else None
         if ended_by is None and self.auto_terminate and success:
             ended_by = EndedBy.CRITERIA
+        if ended_by is None and page is not None and page.done:
+            ended_by = EndedBy.TASK  # the page ended its own episode (MiniWoB++'s done)
         terminated = ended_by is not None
         truncated = not terminated and self._steps >= self.max_steps
         wait_ms = settle_ms(episode.task.spec.success)
@@ -197,7 +202,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 asked_user=episode.asked_user,
                 criteria_error=info["criteria_error"],
             )
-        reward = 1.0 if (terminated or truncated) and success else 0.0
+        reward = _reward(terminated or truncated, success, page)
         obs = self._observation(episode, observed, result.message if not result.ok else "")
         return obs, reward, terminated, truncated, info
 
@@ -290,6 +295,16 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             # what the task's JS criteria threw on this page: the task's mistake, shown
             "criteria_error": episode.criteria_error(),
         }
+
+
+def _reward(ended: bool, success: bool, page: PageOutcome | None) -> float:
+    """At the episode's end: 1 for success, else 0; a page that judges its own episode
+    gives its own reward (MiniWoB++'s raw reward, -1 for an episode it never ended)."""
+    if not ended:
+        return 0.0
+    if page is None:
+        return 1.0 if success else 0.0
+    return page.reward if page.done else UNFINISHED_REWARD
 
 
 def _setup_s(spec: TaskSpec, action_timeout_ms: float) -> float:

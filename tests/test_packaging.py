@@ -81,6 +81,8 @@ from webharness.golden.oracle import OracleAgent
 
 outcomes = {"package": webharness.__file__}
 for env_id in registered_ids():
+    if env_id.startswith("WebEval/miniwob.") and not webharness.get_task(env_id).golden_paths:
+        continue  # the MiniWoB++ pack (its library is in the dependencies): those with paths
     env = gym.make(env_id, obs_mode="text")
     obs, info = env.reset(seed=0)
     agent = OracleAgent()

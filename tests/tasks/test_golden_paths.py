@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.support.episodes import golden_failures, oracle_seeds, play
+from webharness import miniwob
 from webharness.envs import registered_ids
 from webharness.spec.catalogue import get_task
 
@@ -37,7 +38,9 @@ def test_the_oracle_plays_each_golden_path_to_success_meeting_every_expect(
 
 
 @pytest.mark.parametrize("ending", ["done()", 'send_msg_to_user("")'])
-@pytest.mark.parametrize("env_id", registered_ids())
+@pytest.mark.parametrize(  # the MiniWoB++ pack's own tests end its scripted tasks at once
+    "env_id", [i for i in registered_ids() if not i.startswith(f"WebEval/{miniwob.PREFIX}")]
+)
 def test_ending_at_once_fails(make_env, env_id, ending):
     run = play(make_env(env_id, obs_mode="text"), lambda obs, info: ending, seed=0)
     assert run.terminated and not run.success

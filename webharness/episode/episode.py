@@ -29,7 +29,7 @@ from webharness.browser.page_session import (
 from webharness.episode.backend import Backend
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
-from webharness.episode.setup import SetupRun
+from webharness.episode.setup import SetupRun, start_page_episode
 from webharness.episode.site import SiteEpisode
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import shared_assets_dir, task_dir
@@ -147,6 +147,10 @@ class Episode:
             await self.session.world.add_script(script)
         started = time.perf_counter()
         await self.session.goto(self.start_url, self.options.action_timeout_ms)
+        start = self.task.spec.page_start
+        if start is not None:  # a page that runs its own task: its goal is the instruction
+            goal = await start_page_episode(self.session, start, self.options.action_timeout_ms)
+            self.task.instance.instruction = goal or self.task.instance.instruction
         observed = await self._settle_and_observe(started, "load")
         if self.task.spec.setup:
             observed.timings_ms["setup"] = setup_ms

@@ -20,7 +20,13 @@ from webharness.episode.executor import ExecContext, execute
 from webharness.episode.site import SETUP_PATH, SiteEpisode
 from webharness.errors import SetupError
 from webharness.semantic import SemanticState
-from webharness.spec.setup_spec import HttpCall, SetupItem, origin_of, reachable_origins
+from webharness.spec.setup_spec import (
+    HttpCall,
+    PageStart,
+    SetupItem,
+    origin_of,
+    reachable_origins,
+)
 from webharness.spec.steps import GoldenStep, find_target, step_action
 from webharness.spec.task_spec import TaskSpec
 
@@ -137,6 +143,19 @@ _RUNNERS: dict[str, Callable[[SetupRun, SetupItem], Awaitable[None]]] = {
     "init_script": SetupRun.init_script,
     "step": SetupRun.step,
 }
+
+
+async def start_page_episode(
+    session: PageSession, start: PageStart, timeout_ms: float
+) -> str | None:
+    """Start the episode of a page that runs its own task, once it has loaded; returns the
+    goal it states (None when the spec reads none)."""
+    await session.page.wait_for_load_state("load", timeout=timeout_ms)
+    await session.page.evaluate(f"() => {{ {start.script}\n}}")
+    if start.goal is None:
+        return None
+    goal = await session.page.evaluate(f"() => ({start.goal})")
+    return " ".join(str(goal).split())
 
 
 def _action(step: GoldenStep | str | None, state: SemanticState) -> Any:

@@ -60,16 +60,16 @@ def paraphrase(strength: float, ctx: PerturbationContext) -> HookFactory:
     def factory(hooks: EpisodeHooks, rng: np.random.Generator, instance: TaskInstance) -> None:
         if strength <= 0:
             return
-        original = instance.instruction
-        text, rules, frame = reword(original, instance.params, rng, strength)
-        if text == original:
-            return
 
+        # Applied to the instruction as the episode starts with it: a page that states its
+        # own goal (MiniWoB++) has replaced the spec's by then.
         def transform(instruction: str) -> str:
-            return text if instruction == original else instruction
+            text, rules, frame = reword(instruction, instance.params, rng, strength)
+            if text != instruction:
+                record(hooks, 0, "paraphrase", rules=rules, frame=frame, instruction=text)
+            return text
 
         hooks.instruction_transforms.append(transform)
-        record(hooks, 0, "paraphrase", rules=rules, frame=frame, instruction=text)
 
     return factory
 

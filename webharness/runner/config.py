@@ -357,6 +357,15 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
     ]
 
 
+def _matches(env_id: str, pattern: str) -> bool:
+    """``pattern`` names ``env_id``. A pack's task (a dot in its name, ``miniwob.x``) is
+    matched only by a pattern with a dot, as a shell's ``*`` skips dotfiles: ``WebEval/*``
+    stays the built-in scenarios, ``WebEval/miniwob.*`` is the MiniWoB++ pack."""
+    if "." in env_id.partition("/")[2] and "." not in pattern.partition("/")[2]:
+        return False
+    return fnmatch.fnmatch(env_id, pattern) or fnmatch.fnmatch(env_id, f"{pattern}-v0")
+
+
 def match_tasks(patterns: list[str]) -> list[str]:
     """Registered env ids matching the patterns (``WebEval/*``, ``form``, ``WebEval/form-v0``,
     ``MyApp/*`` for a folder registered under ``MyApp``).
@@ -375,7 +384,7 @@ def match_tasks(patterns: list[str]) -> list[str]:
     matched: list[str] = []
     for pattern in patterns:
         full = pattern if "/" in pattern else f"WebEval/{pattern}"
-        hits = [i for i in known if fnmatch.fnmatch(i, full) or fnmatch.fnmatch(i, f"{full}-v0")]
+        hits = [i for i in known if _matches(i, full)]
         if not hits:
             raise ConfigError(
                 "tasks",

@@ -1,7 +1,9 @@
 """The task catalogue: every task of this process, by env id.
 
 The built-in scenarios (one folder each under the ``webharness.tasks`` package, env ids
-``WebEval/<name>-v0``) are in it from the start and read on first use. Task folders
+``WebEval/<name>-v0``) are in it from the start and read on first use, and so are the
+built-in packs' tasks (``WebEval/miniwob.<task>-v0`` when MiniWoB++ is installed), whose
+specs are generated on first use. Task folders
 registered from anywhere (``webharness.register_tasks``, installed task packs) join it as
 ``<namespace>/<id>-v0``, each spec with the file and folder it came from. ``get_task``
 answers from it for both. The catalogue is per process and lock-guarded: a runner's worker
@@ -28,6 +30,14 @@ def tasks_root() -> Path:
 def task_names() -> list[str]:
     """Names of the built-in scenarios: the folders that hold a task.yaml."""
     return sorted(p.parent.name for p in tasks_root().glob("*/task.yaml"))
+
+
+def pack_task_names() -> list[str]:
+    """Names of the built-in packs' tasks (``miniwob.click-button``): specs generated from an
+    installed library's own pages (``webharness/miniwob``); none when it is not installed."""
+    from webharness.miniwob.specs import pack_names  # reads the library's page list once
+
+    return pack_names()
 
 
 def task_dir(name: str) -> Path:
@@ -71,10 +81,15 @@ def get_task(name: str) -> TaskSpec:
     if registered is not None:
         return registered.spec
     namespace, _, rest = env_id.partition("/")
-    if namespace == BUILTIN_NAMESPACE and rest.removesuffix("-v0") in task_names():
-        return _builtin(rest.removesuffix("-v0"))
+    bare = rest.removesuffix("-v0")
+    if namespace == BUILTIN_NAMESPACE and bare in task_names():
+        return _builtin(bare)
+    if namespace == BUILTIN_NAMESPACE and bare in pack_task_names():
+        from webharness.miniwob.specs import pack_spec
+
+        return pack_spec(bare)
     with _LOCK:
-        known = task_names() + sorted(_REGISTERED)
+        known = task_names() + pack_task_names() + sorted(_REGISTERED)
     raise UnknownTaskError(name, known)
 
 
@@ -90,8 +105,10 @@ def full_env_id(name: str) -> str:
 
 
 def task_ids() -> list[str]:
-    """Every env id of the catalogue: the built-ins', then the registered ones, sorted."""
-    builtin = [f"{BUILTIN_NAMESPACE}/{name}-v0" for name in task_names()]
+    """Every env id of the catalogue: the built-ins' (the packs' too), then the registered
+    ones, sorted."""
+    names = task_names() + pack_task_names()
+    builtin = [f"{BUILTIN_NAMESPACE}/{name}-v0" for name in names]
     with _LOCK:
         return sorted(builtin + list(_REGISTERED))
 

@@ -108,12 +108,16 @@ def _check_indices(file: str, field: str, text: str, spec: TaskSpec) -> None:
 
 def _javascript(data: Any, where: str = "") -> Iterator[tuple[str, str]]:
     """Every piece of JavaScript a spec holds, with its field path: JS criteria (in
-    ``success`` and golden steps' ``expect``), init scripts, the ready condition."""
+    ``success`` and golden steps' ``expect``, a page reward's), init scripts, the ready
+    condition, the page's own start."""
     if isinstance(data, dict):
         for key, value in data.items():
             field = f"{where}.{key}".lstrip(".")
-            is_js = (key == "expression" and data.get("kind") == "js") or (
-                key == "js" and (where.endswith("init_script") or where == "ready")
+            is_js = (
+                (key == "expression" and data.get("kind") == "js")
+                or (key in ("done", "reward") and data.get("kind") == "page_reward")
+                or (key == "js" and (where.endswith("init_script") or where == "ready"))
+                or (key in ("script", "goal") and where == "page_start")
             )
             if is_js and isinstance(value, str):
                 yield field, value

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from webharness.semantic import SemanticState
 from webharness.spec.checks import SPEC_CONFIG, check_regex
+from webharness.spec.page_reward import PageOutcome, PageReward
 
 
 @dataclass
@@ -326,6 +327,7 @@ Criterion = Annotated[
     | JsPredicate
     | Current
     | Count
+    | PageReward
     | AllOf
     | AnyOf
     | Not
@@ -346,8 +348,9 @@ def walk(criterion: Any) -> list[Any]:
 
 def js_expressions(criterion: Any) -> list[str]:
     """The JS a criterion tree needs evaluated in the page: its predicates, its selector
-    counts."""
-    found = (getattr(c, "expression", None) for c in walk(criterion))
+    counts, a page reward's two expressions."""
+    found = [getattr(c, "expression", None) for c in walk(criterion)]
+    found += [e for c in walk(criterion) for e in getattr(c, "expressions", ())]
     return list(dict.fromkeys(e for e in found if e is not None))
 
 
@@ -357,6 +360,12 @@ def uses_scopes(criterion: Any) -> bool:
         getattr(c, "within", None) is not None or (isinstance(c, Count) and c.role is not None)
         for c in walk(criterion)
     )
+
+
+def page_outcome(criterion: Any, ctx: CriteriaContext) -> PageOutcome | None:
+    """Where the page's own episode stands, for a tree with a ``page_reward`` (else None)."""
+    found = next((c for c in walk(criterion) if isinstance(c, PageReward)), None)
+    return found.outcome(ctx) if found is not None else None
 
 
 def settle_ms(criterion: Any) -> int:

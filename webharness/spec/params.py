@@ -142,15 +142,32 @@ class TemplateParam(_Param):
         return text
 
 
+class SeedParam(_Param):
+    """The episode's seed itself (``reset(seed=N)`` gives N), for a page that seeds its own
+    randomness (MiniWoB++'s ``Math.seedrandom``): the same instance as its own library
+    gives for that seed. Without a seed, one is drawn from the env's generator."""
+
+    kind: Literal["seed"] = "seed"
+
+    def draw_seed(self, seed: int | None, rng: np.random.Generator) -> int:
+        return int(seed) if seed is not None else int(rng.integers(2**31))
+
+
 ParamSpec = Annotated[
-    ChoiceParam | PoolParam | SampleParam | IntParam | BoolParam | TemplateParam,
+    ChoiceParam | PoolParam | SampleParam | IntParam | BoolParam | TemplateParam | SeedParam,
     Field(discriminator="kind"),
 ]
 
 
-def draw_params(specs: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """Draw every parameter in declared order (templates may use earlier ones)."""
+def draw_params(
+    specs: dict[str, Any], rng: np.random.Generator, seed: int | None = None
+) -> dict[str, Any]:
+    """Draw every parameter in declared order (templates may use earlier ones); a ``seed``
+    parameter is the episode's ``seed``."""
     params: dict[str, Any] = {}
     for name, spec in specs.items():
-        params[name] = spec.draw(rng, params)
+        if isinstance(spec, SeedParam):
+            params[name] = spec.draw_seed(seed, rng)
+        else:
+            params[name] = spec.draw(rng, params)
     return params

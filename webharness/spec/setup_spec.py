@@ -94,6 +94,18 @@ class InitScript(BaseModel):
         return self
 
 
+class PageStart(BaseModel):
+    """A page that poses and judges its own task (MiniWoB++'s): once the start page has
+    loaded (its ``load`` event), ``script`` runs in the page's world to start the page's
+    episode (seeded through a ``{{param}}``), and ``goal``, a JavaScript expression read
+    right after, is the instruction the agent sees (``obs["goal"]``)."""
+
+    model_config = SPEC_CONFIG
+
+    script: str = Field(min_length=1)
+    goal: str | None = None
+
+
 class SetupItem(BaseModel):
     """One setup item: exactly one of ``http``, ``cookies``, ``storage``, ``init_script``,
     ``step``."""

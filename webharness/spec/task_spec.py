@@ -30,7 +30,7 @@ from webharness.spec.checks import SPEC_CONFIG, check_http_url, check_origin, sp
 from webharness.spec.criteria import Criterion
 from webharness.spec.criteria import uses_scopes as _criteria_use_scopes
 from webharness.spec.params import ParamSpec, draw_params
-from webharness.spec.setup_spec import SetupItem
+from webharness.spec.setup_spec import PageStart, SetupItem
 from webharness.spec.steps import GoldenPath, GoldenStep, Target
 from webharness.spec.templating import fill, placeholders
 from webharness.spec.variables import expand_variables
@@ -99,7 +99,8 @@ class TaskSpec(BaseModel):
     _namespace: str = PrivateAttr(default=BUILTIN_NAMESPACE)
     _source: str = PrivateAttr(default=DATA_SOURCE)  # the file it was read from
 
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    # a pack's tasks keep their own names after its prefix: miniwob.click-button
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z0-9]+(-[a-z0-9]+)*)?$")
     category: str
     title: str = ""
     instruction: str
@@ -115,6 +116,7 @@ class TaskSpec(BaseModel):
     # nothing else: no navigation, no API call, no script
     asset_origins: list[Annotated[str, AfterValidator(_http_origin)]] = Field(default_factory=list)
     setup: list[SetupItem] = Field(default_factory=list)  # run on reset, in order
+    page_start: PageStart | None = None  # a page that starts its own episode, after loading
     max_steps: int = Field(default=25, ge=1, le=1000)
     ready: ReadySpec | None = None
     backend: BackendSpec | None = None
@@ -235,7 +237,7 @@ def load_task(path: str | Path, variables: Mapping[str, str] | None = None) -> T
 
 def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> InstantiatedTask:
     """Draw the seeded parameters and fill them into every templated field."""
-    params = draw_params(spec.params, rng)
+    params = draw_params(spec.params, rng, seed)
     data = spec.model_dump(exclude={"params"}, mode="json")
     filled = TaskSpec.model_validate(
         {**fill(data, params), "params": spec.model_dump(mode="json")["params"]},

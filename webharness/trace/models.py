@@ -22,6 +22,7 @@ class EndedBy(str, Enum):
     SEND_MSG_TO_USER = "send_msg_to_user"  # the agent's answer ended the run
     REPORT_INFEASIBLE = "report_infeasible"
     CRITERIA = "criteria"  # auto_terminate: the task's criteria held after a step
+    TASK = "task"  # the task's page ended its own episode (MiniWoB++'s done)
     MAX_STEPS = "max_steps"  # truncated at the step budget
     RUNTIME_ERROR = "runtime_error"  # the browser crashed or hung: not executable
 
