@@ -138,6 +138,11 @@ class AgentWorld:
         """The main frame committed a new document (PageSession): its world is a new one."""
         self._context_id = None
 
+    async def context_id(self) -> int:
+        """The world's execution context in the current document (for CDP calls made in
+        it, such as resolving a DOM node there)."""
+        return await self._context()
+
     async def _context(self) -> int:
         """The world's execution context in the current document (one per document)."""
         if self._context_id is None:

@@ -33,6 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webharness.browser.agent_world import AgentWorld
 from webharness.browser.egress import EgressProxy
+from webharness.browser.script_loads import ScriptLoads
 from webharness.episode.site import SiteRouter
 
 # Chromium refuses a page's navigations to file://, chrome:// and data: URLs before any
@@ -60,10 +61,12 @@ NAVIGATION_EVENT_GRACE_S = 0.5
 # pass. ``js/page_hooks.js`` runs in the page's world for what only that world sees.
 PAGE_AGENT_PARTS = (
     "core",  # shared state
+    "tree",  # the flat tree: shadow roots, slots, same-origin frames; the composed hit test
     "watch",  # mutations; the page's requests and scheduled work, asked of its world
     "containment",  # permission asks noted
     "settle",  # navigations, downloads refused, settle and waitForChange
-    "roles",  # roles and accessible names
+    "roles",  # roles, visibility and states
+    "names",  # accessible names (accname)
     "refs",  # refs handed out and looked up
     "snapshot",  # the one-pass snapshot
     "act",  # locating, focusing, selecting and scrolling for actions
@@ -85,6 +88,19 @@ def page_agent_script() -> str:
 def page_hooks_script() -> str:
     """The hooks the agent keeps in the page's own world (``js/page_hooks.js``)."""
     return resources.files("webharness.browser").joinpath("js/page_hooks.js").read_text("utf-8")
+
+
+def _mark_frames(axtree: str, origins: Any, reaches: Callable[[str], bool]) -> str:
+    """The frames the page agent could not enter (another origin), marked in the tree:
+    blocked when the task does not allow their origin (the route refused their document),
+    else shown without their content, which only their own world can read."""
+    for origin in dict.fromkeys(origins):
+        if reaches(origin):
+            note = f"[cross-origin: {origin}, content not observed]"
+        else:
+            note = f"[blocked: {origin} is not allowed for this task]"
+        axtree = axtree.replace(f"[cross-origin: {origin}]", note)
+    return axtree
 
 
 @dataclass
@@ -137,6 +153,7 @@ class PageSession:
         self.crashed = False  # the renderer died: nothing more can be observed
         self.navigations = 0  # documents committed in the main frame (a page may navigate itself)
         self._navigated = asyncio.Event()
+        self._scripts = ScriptLoads(page)  # lazily loaded code, for the settle
         page.on("domcontentloaded", self._on_load)
         page.on("framenavigated", self._on_navigated)
         page.on("crash", self._on_crash)
@@ -262,7 +279,7 @@ class PageSession:
         deadline = time.monotonic() + cap_ms / 1000
         while not self.crashed:
             remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
-            loads_before = self._loads
+            loads_before, scripts_before = self._loads, self._scripts.started
             settle_request = {"quietMs": quiet_ms, "capMs": remaining_ms}
             raw: dict[str, Any] | None = None
             try:
@@ -276,6 +293,12 @@ class PageSession:
             except PlaywrightError:
                 result = {"navigating": True}  # the document went away mid-call
             if not result.get("navigating"):
+                if (
+                    self._scripts.since(scripts_before)
+                    and time.monotonic() < deadline
+                    and await self._scripts.arrived(deadline)
+                ):
+                    continue  # scripts arrived meanwhile (lazy components): settle on them
                 return not result.get("timedOut", False), raw
             if not await self._wait_for_new_document(loads_before, deadline):
                 return False, None
@@ -315,7 +338,7 @@ class PageSession:
         if request.expressions:
             criteria = await self.world.criteria(list(request.expressions))
         return Snapshot(
-            axtree=raw["axtree"],
+            axtree=_mark_frames(raw["axtree"], raw.get("frames", ()), self.router.reaches),
             state=raw["state"],
             max_ref=raw["maxRef"],
             js=criteria["values"],
@@ -333,6 +356,11 @@ class PageSession:
         if image.mode != "RGB":  # Chromium's JPEGs are RGB already: no copy for them
             image = image.convert("RGB")
         return np.asarray(image, dtype=np.uint8)
+
+    @property
+    def cdp(self) -> CDPSession:
+        """The page's CDP session (the one the agent's world is called over)."""
+        return self._cdp
 
     async def call_agent(self, method: str, *args: Any) -> Any:
         """Call a method of the in-page agent with JSON arguments."""

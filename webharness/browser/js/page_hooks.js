@@ -54,8 +54,8 @@
     return id;
   };
   window.clearTimeout = function (id) { delete timeouts[id]; return apply(clearTimer, window, [id]); };
-  const frames = Object.create(null);
-  let framesDue = 0;
+  const frames = Object.create(null); // id -> the request's number (frameSeq), while pending
+  let framesDue = 0, frameSeq = 0;
   const nativeFrame = window.requestAnimationFrame, nativeCancelFrame = window.cancelAnimationFrame;
   window.requestAnimationFrame = function (callback) {
     if (typeof callback !== "function") return apply(nativeFrame, window, [callback]); // throws as it would
@@ -64,7 +64,7 @@
       if (frames[id]) { delete frames[id]; framesDue--; }
       return apply(callback, this, [t]);
     }]);
-    frames[id] = true;
+    frames[id] = ++frameSeq;
     framesDue++;
     return id;
   };
@@ -79,6 +79,13 @@
   };
   notePost(MessagePort.prototype);
   notePost(window);
+  // The oldest animation frame still to run, by its request's number (the agent's settle
+  // waits for those asked for before it began); undefined when none is.
+  const oldestFrame = () => {
+    let oldest;
+    for (const id in frames) if (oldest === undefined || frames[id] < oldest) oldest = frames[id];
+    return oldest;
+  };
   // Is any of it due? A frame or a message pending since ``since`` (the last DOM change),
   // or a timeout due by ``until``.
   const workDue = (since, until) => {
@@ -89,6 +96,31 @@
       if (timeouts[id] < stale) delete timeouts[id]; // a string handler, run long ago
     }
     return false;
+  };
+
+  // --- shadow roots: a document's mutation observer does not see into them ---------------
+  // Each root attached is announced on its host, so that the agent watches it from the
+  // start (a component renders into its root right after attaching it). A host still out
+  // of the document (a constructor attaches it) is announced at the agent's next
+  // question after it is connected: an event on it would not reach the agent before.
+  const attachShadow = Element.prototype.attachShadow;
+  const Plain = Event, connected = Object.getOwnPropertyDescriptor(Node.prototype, "isConnected").get;
+  let unannounced = [];
+  const announce = (host) => {
+    if (!apply(connected, host, [])) return false;
+    apply(dispatch, host, [new Plain("webharness:shadow", { composed: true })]);
+    return true;
+  };
+  Element.prototype.attachShadow = function () {
+    const root = apply(attachShadow, this, arguments);
+    if (!announce(this) && unannounced.length < 5000) unannounced[unannounced.length] = this;
+    return root;
+  };
+  const announceConnected = () => {
+    if (!unannounced.length) return;
+    const waiting = unannounced;
+    unannounced = [];
+    for (let i = 0; i < waiting.length; i++) if (!announce(waiting[i])) unannounced[unannounced.length] = waiting[i];
   };
 
   // --- containment: what the browser refuses here, noted -----------------------------------
@@ -132,9 +164,10 @@
   // --- the agent's questions -------------------------------------------------------------
   apply(listen, window, ["webharness:ask", (event) => {
     const question = event.detail || {};
+    announceConnected();
     const notes = contained;
     contained = [];
-    tell("answer", { pending, due: workDue(question.since, question.until), contained: notes });
+    tell("answer", { pending, due: workDue(question.since, question.until), contained: notes, frameSeq, oldestFrame: oldestFrame() });
   }]);
 
   // --- the task's JS criteria, in the page's world (they read the app's own state) ---------

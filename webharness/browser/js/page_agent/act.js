@@ -7,27 +7,31 @@ const describe = (el) => {
 };
 
 // Finds the element, scrolls it into view, and hit-tests its centre so that a click
-// there lands on it (and not on a popup covering it).
+// there lands on it (and not on a popup covering it). The test goes through open shadow
+// roots and same-origin frames (document.elementFromPoint alone stops at a component's
+// host and at an <iframe>); x and y are the page's viewport coordinates.
 const locate = (ref) => {
   const found = lookup(ref);
   if (found.status !== "ok") return { status: found.status };
   const el = found.el;
-  if (isHidden(el) || el.closest("[hidden],[aria-hidden='true']")) return { status: "hidden" };
+  if (isHiddenDeep(el)) return { status: "hidden" };
   let r = el.getBoundingClientRect();
   if (r.width === 0 || r.height === 0) return { status: "hidden" };
-  const outside = r.top < 0 || r.left < 0 || r.bottom > window.innerHeight || r.right > window.innerWidth;
+  const view = el.ownerDocument.defaultView;
+  const outside = r.top < 0 || r.left < 0 || r.bottom > view.innerHeight || r.right > view.innerWidth;
   // "nearest" also reveals an element clipped by a scrolling container (a long listbox),
   // and does nothing to one already in full view.
   el.scrollIntoView({ block: outside ? "center" : "nearest", inline: outside ? "center" : "nearest", behavior: "instant" });
   r = el.getBoundingClientRect();
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const hit = document.elementFromPoint(x, y);
-  const label = el.labels && hit && Array.from(el.labels).some((l) => l.contains(hit));
-  const covered = hit && hit !== el && !el.contains(hit) && !label;
+  const [ox, oy] = documentOffset(el.ownerDocument);
+  const x = ox + r.left + r.width / 2, y = oy + r.top + r.height / 2;
+  const hit = deepElementFromPoint(document, x, y);
+  const label = el.labels && hit && Array.from(el.labels).some((l) => flatContains(l, hit));
+  const covered = hit && !flatContains(el, hit) && !label;
   const role = roleOf(el);
   return {
     status: covered ? "covered" : "ok",
-    coveredBy: covered ? describe(hit) : null,
+    coveredBy: covered ? describe(identify(hit)?.el || hit) : null,
     x, y, role, tag: el.tagName, type: el.type || "", disabled: disabledOf(el),
     editable: (el.tagName === "INPUT" && EDITABLE_INPUTS.has(el.type)) || el.tagName === "TEXTAREA" || el.isContentEditable,
     checked: checkedOf(el, role),
@@ -41,7 +45,13 @@ const selectAll = (ref) => {
   const el = found.el;
   el.focus();
   if (typeof el.select === "function") el.select();
-  else { const range = document.createRange(); range.selectNodeContents(el); const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range); }
+  else {
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    const sel = el.ownerDocument.defaultView.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
   return true;
 };
 
@@ -66,21 +76,21 @@ const selectOption = (ref, option) => {
 
 // Scrolls the nearest scrollable container under the viewport centre, else the window.
 const scrollBy = (dx, dy) => {
-  let el = document.elementFromPoint(window.innerWidth / 2, window.innerHeight / 2);
+  let el = deepElementFromPoint(document, window.innerWidth / 2, window.innerHeight / 2);
   while (el && el !== document.body && el !== document.documentElement) {
     const style = getComputedStyle(el);
     if (/(auto|scroll)/.test(style.overflowY + style.overflowX) && (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth)) {
       el.scrollBy({ left: dx, top: dy, behavior: "instant" });
       return;
     }
-    el = el.parentElement;
+    el = flatParent(el);
   }
   window.scrollBy({ left: dx, top: dy, behavior: "instant" });
 };
 
 // The nearest element (itself or an ancestor) with a role: what a person clicked on.
 const identify = (node) => {
-  for (let el = node; el && el.nodeType === Node.ELEMENT_NODE; el = el.parentElement) {
+  for (let el = node; el && el.nodeType === Node.ELEMENT_NODE; el = flatParent(el)) {
     const role = roleOf(el);
     if (role && EMIT.has(role) && role !== "paragraph" && role !== "group") return { role, name: nameOf(el, role), el };
   }

@@ -8,6 +8,7 @@ const state = {
   refs: new Map(), // ref -> WeakRef(element)
   refOf: new WeakMap(), // element -> ref
   lastMutation: performance.now(),
+  changed: new WeakSet(), // mutation targets since the last settle ended
   navigating: false,
   dueNavigation: null, // { event, at }: a submit or link click whose navigation has not begun
 };

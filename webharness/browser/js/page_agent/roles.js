@@ -1,105 +1,124 @@
-// --- roles and names ---------------------------------------------------------------
+// --- roles, visibility and states (ARIA 1.2, HTML-AAM) ------------------------------
 const INPUT_ROLES = {
-  button: "button", submit: "button", reset: "button", image: "button", checkbox: "checkbox",
+  button: "button", submit: "button", reset: "button", image: "button", file: "button", checkbox: "checkbox",
   radio: "radio", range: "slider", number: "spinbutton", search: "searchbox", email: "textbox",
   tel: "textbox", text: "textbox", url: "textbox", password: "textbox", date: "textbox",
-  "datetime-local": "textbox", month: "textbox", time: "textbox", week: "textbox", "": "textbox",
+  "datetime-local": "textbox", month: "textbox", time: "textbox", week: "textbox", color: "textbox", "": "textbox",
 };
+// The sectioning elements that make <header>/<footer> plain (HTML-AAM).
+const SECTIONING = "article,aside,main,nav,section";
 const TAG_ROLES = {
-  A: (el) => (el.hasAttribute("href") ? "link" : null), BUTTON: () => "button", SUMMARY: () => "button",
+  A: (el) => (el.hasAttribute("href") ? "link" : null), AREA: (el) => (el.hasAttribute("href") ? "link" : null),
+  BUTTON: () => "button",
+  SUMMARY: (el) => (el.parentElement && el.parentElement.tagName === "DETAILS" && el.parentElement.querySelector(":scope > summary") === el ? "button" : null),
   H1: () => "heading", H2: () => "heading", H3: () => "heading", H4: () => "heading", H5: () => "heading", H6: () => "heading",
   TEXTAREA: () => "textbox", SELECT: (el) => (el.multiple || el.size > 1 ? "listbox" : "combobox"),
   OPTION: () => "option", IMG: (el) => (el.getAttribute("alt") === "" ? null : "img"),
-  NAV: () => "navigation", MAIN: () => "main", HEADER: (el) => (el.closest("article,aside,main,nav,section") ? null : "banner"),
-  FOOTER: (el) => (el.closest("article,aside,main,nav,section") ? null : "contentinfo"), ASIDE: () => "complementary",
-  FORM: () => "form", DIALOG: () => "dialog", UL: () => "list", OL: () => "list", LI: () => "listitem",
-  TABLE: () => "table", TR: () => "row", TD: () => "cell", TH: (el) => (el.scope === "row" ? "rowheader" : "columnheader"),
+  NAV: () => "navigation", MAIN: () => "main", HEADER: (el) => (flatClosest(flatParent(el), SECTIONING) ? null : "banner"),
+  FOOTER: (el) => (flatClosest(flatParent(el), SECTIONING) ? null : "contentinfo"), ASIDE: () => "complementary",
+  FORM: () => "form", DIALOG: () => "dialog", UL: () => "list", OL: () => "list", MENU: () => "list", LI: () => "listitem",
+  TABLE: () => "table", TR: () => "row", TD: (el) => (flatClosest(el, "[role=grid],[role=treegrid]") ? "gridcell" : "cell"),
+  TH: (el) => (el.scope === "row" ? "rowheader" : "columnheader"), OPTGROUP: () => "group", DETAILS: () => "group",
   P: () => "paragraph", FIELDSET: () => "group", SECTION: (el) => (el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") ? "region" : null),
-  PROGRESS: () => "progressbar", LABEL: () => null, OUTPUT: () => "status", HR: () => "separator",
+  PROGRESS: () => "progressbar", METER: () => "meter", LABEL: () => null, OUTPUT: () => "status", HR: () => "separator",
+  IFRAME: () => "iframe", FRAME: () => "iframe", ARTICLE: () => "article",
 };
+// ARIA 1.2's concrete roles: a role attribute's first token among them wins (ARIA's
+// fallback list); an attribute with none of them leaves the element its native role.
+const ARIA_ROLES = new Set(("alert alertdialog application article banner blockquote button caption cell checkbox code "
+  + "columnheader combobox complementary contentinfo definition deletion dialog directory document emphasis feed figure "
+  + "form generic grid gridcell group heading img image insertion link list listbox listitem log main marquee math menu "
+  + "menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar "
+  + "radio radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong "
+  + "subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem").split(" "));
 const INTERACTIVE = new Set(["button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
   "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem"]);
 // Roles whose children are summarised by the node's own name and value.
 const LEAF = new Set(["button", "link", "textbox", "searchbox", "checkbox", "radio", "option", "img", "menuitem",
-  "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "heading", "separator", "progressbar"]);
-const NAME_FROM_CONTENT = new Set(["button", "link", "heading", "cell", "columnheader", "rowheader", "option", "menuitem",
-  "menuitemcheckbox", "menuitemradio", "tab", "checkbox", "radio", "switch", "treeitem", "listitem", "row", "tooltip", "status", "alert"]);
+  "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "heading", "separator", "progressbar", "meter"]);
+// ARIA's roles named from their content, and a few containers the tree reads better with.
+const NAME_FROM_CONTENT = new Set(["button", "link", "heading", "cell", "gridcell", "columnheader", "rowheader", "option", "menuitem",
+  "menuitemcheckbox", "menuitemradio", "tab", "checkbox", "radio", "switch", "treeitem", "tooltip", "listitem", "row", "status", "alert"]);
 const EMIT = new Set([...INTERACTIVE, ...LEAF, "navigation", "main", "banner", "contentinfo", "complementary", "form",
   "dialog", "alertdialog", "list", "listitem", "table", "row", "cell", "columnheader", "rowheader", "paragraph", "group",
-  "region", "alert", "status", "menu", "menubar", "tablist", "tabpanel", "toolbar", "tree", "grid", "gridcell", "log", "article"]);
+  "region", "alert", "status", "menu", "menubar", "tablist", "tabpanel", "toolbar", "tree", "grid", "gridcell", "log",
+  "article", "radiogroup", "iframe"]);
+const NATIVELY_FOCUSABLE = "a[href],button,input,select,textarea,summary,iframe,[tabindex],[contenteditable]";
 
-const roleOf = (el) => {
-  const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
-  if (explicit && explicit !== "none" && explicit !== "presentation" && explicit !== "generic") return explicit;
-  if (explicit) return null;
-  if (el.tagName === "INPUT") return el.type === "hidden" ? null : (INPUT_ROLES[el.type] || "textbox");
-  if (el.isContentEditable && !el.parentElement?.isContentEditable) return "textbox";
+const implicitRole = (el) => {
+  if (el.tagName === "INPUT") {
+    if (el.type === "hidden") return null;
+    const role = INPUT_ROLES[el.type] || "textbox";
+    return el.hasAttribute("list") && (role === "textbox" || role === "searchbox") ? "combobox" : role;
+  }
+  if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "textbox";
   const byTag = TAG_ROLES[el.tagName];
   return byTag ? byTag(el) : null;
 };
 
+const roleOf = (el) => {
+  const attr = el.getAttribute("role");
+  if (attr) {
+    const explicit = attr.trim().split(/\s+/).find((token) => ARIA_ROLES.has(token));
+    if (explicit === "none" || explicit === "presentation") {
+      // A focusable element keeps its role: presentation cannot take it away (ARIA 1.2).
+      return el.matches(NATIVELY_FOCUSABLE) ? implicitRole(el) : null;
+    }
+    if (explicit === "generic") return null;
+    if (explicit) return explicit === "image" ? "img" : explicit;
+  }
+  return implicitRole(el);
+};
+
 const squash = (text) => (text || "").replace(/\s+/g, " ").trim();
 
-// Within one snapshot pass an element's visibility is asked for several times (its own
-// node, then the names of its ancestors); remember the answers for that pass only.
-let hiddenCache = null;
-const isHidden = (el) => {
-  const known = hiddenCache && hiddenCache.get(el);
-  if (known !== undefined && known !== null) return known;
-  const hidden = computeHidden(el);
-  if (hiddenCache) hiddenCache.set(el, hidden);
-  return hidden;
+// What one pass asks of an element's style, remembered for that pass only: whether it is
+// hidden from the accessibility tree by its own style or attributes (an ancestor's are
+// the walk's business) and whether it flows inline (names join inline text unspaced).
+let styleCache = null;
+const SKIPPED_TAGS = new Set(["TEMPLATE", "SCRIPT", "STYLE", "NOSCRIPT", "HEAD", "TITLE", "META", "LINK"]);
+const styleOf = (el) => {
+  const known = styleCache && styleCache.get(el);
+  if (known) return known;
+  const info = computeStyleInfo(el);
+  if (styleCache) styleCache.set(el, info);
+  return info;
 };
-const computeHidden = (el) => {
-  if (el.hidden || el.getAttribute("aria-hidden") === "true") return true;
-  if (el.tagName === "TEMPLATE" || el.tagName === "SCRIPT" || el.tagName === "STYLE" || el.tagName === "NOSCRIPT") return true;
-  const style = getComputedStyle(el);
-  return style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse";
-};
-
-const textOf = (node) => {
-  if (node.nodeType === Node.TEXT_NODE) return node.textContent;
-  if (node.nodeType !== Node.ELEMENT_NODE || isHidden(node)) return "";
-  if (node.tagName === "INPUT" || node.tagName === "SELECT" || node.tagName === "TEXTAREA") return "";
-  if (node.tagName === "IMG") return node.getAttribute("alt") || "";
-  const label = node.getAttribute("aria-label");
-  if (label) return label;
-  let out = "";
-  for (const child of node.childNodes) out += " " + textOf(child);
-  return out;
-};
-
-const labelText = (el) => {
-  const parts = [];
-  if (el.id) for (const label of document.querySelectorAll(`label[for="${CSS.escape(el.id)}"]`)) parts.push(textOf(label));
-  const wrapping = el.closest("label");
-  if (wrapping) parts.push(textOf(wrapping));
-  return squash(parts.join(" "));
-};
-
-const nameOf = (el, role) => {
-  const labelledBy = el.getAttribute("aria-labelledby");
-  if (labelledBy) {
-    const text = squash(labelledBy.split(/\s+/).map((id) => { const t = document.getElementById(id); return t ? textOf(t) : ""; }).join(" "));
-    if (text) return text;
+const computeStyleInfo = (el) => {
+  if (SKIPPED_TAGS.has(el.tagName) || el.getAttribute("aria-hidden") === "true" || el.inert
+    || el.getAttribute("hidden") === "until-found") {
+    return { hidden: true, inline: false, transform: "none" };
   }
-  const aria = squash(el.getAttribute("aria-label"));
-  if (aria) return aria;
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) || role === "textbox" || role === "combobox") {
-    const label = labelText(el);
-    if (label) return label;
-    if (el.tagName === "INPUT" && ["button", "submit", "reset"].includes(el.type)) return squash(el.value || el.type);
+  const style = el.ownerDocument.defaultView.getComputedStyle(el);
+  const hidden = style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse";
+  return { hidden, inline: style.display.startsWith("inline") || style.display === "contents", transform: style.textTransform };
+};
+const isHidden = (el) => styleOf(el).hidden;
+
+// Hidden by itself or by any flat-tree ancestor (a label looked up by id, an acted-on
+// element): what the walk would have skipped.
+const isHiddenDeep = (el) => {
+  for (let n = el; n && n.nodeType === Node.ELEMENT_NODE; n = flatParent(n)) {
+    if (isHidden(n)) return true;
+    const parent = flatParent(n);
+    if (parent && parent.tagName === "DETAILS" && !parent.open && !isSummaryOf(parent, n)) return true;
   }
-  if (el.tagName === "IMG") return squash(el.getAttribute("alt"));
-  if (el.tagName === "FIELDSET") { const legend = el.querySelector("legend"); if (legend) return squash(textOf(legend)); }
-  if (el.tagName === "TABLE") { const caption = el.querySelector("caption"); if (caption) return squash(textOf(caption)); }
-  if (NAME_FROM_CONTENT.has(role)) { const text = squash(textOf(el)); if (text) return text.slice(0, 200); }
-  return squash(el.getAttribute("title") || el.getAttribute("placeholder") || "");
+  return false;
+};
+const isSummaryOf = (details, el) => el.tagName === "SUMMARY" && details.querySelector(":scope > summary") === el;
+
+// The children a walk enters: a closed <details> shows only its summary.
+const visibleChildren = (el) => {
+  if (el.tagName === "DETAILS" && !el.open) {
+    const summary = el.querySelector(":scope > summary");
+    return summary ? [summary] : EMPTY;
+  }
+  return flatChildren(el);
 };
 
 const valueOf = (el, role) => {
   if (el.tagName === "INPUT") {
-    if (["checkbox", "radio", "button", "submit", "reset", "image"].includes(el.type)) return null;
+    if (["checkbox", "radio", "button", "submit", "reset", "image", "file"].includes(el.type)) return null;
     return el.type === "password" ? "•".repeat(el.value.length) : el.value;
   }
   if (el.tagName === "TEXTAREA") return el.value;
@@ -123,7 +142,7 @@ const checkedOf = (el, role) => {
 
 const disabledOf = (el) => {
   if (el.disabled) return true;
-  if (el.closest("[aria-disabled='true']")) return true;
-  const fieldset = el.closest("fieldset[disabled]");
-  return Boolean(fieldset && !fieldset.querySelector("legend")?.contains(el));
+  if (flatClosest(el, "[aria-disabled='true']")) return true;
+  const fieldset = flatClosest(el, "fieldset[disabled]");
+  return Boolean(fieldset && !fieldset.querySelector(":scope > legend")?.contains(el));
 };

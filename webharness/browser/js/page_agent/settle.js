@@ -51,23 +51,51 @@ const navigationDue = () => {
 
 // Resolves when no request is in flight and the DOM has been quiet for quietMs (or for
 // MIN_QUIET_MS with no work of the page due before quietMs would end), or when a
-// navigation starts, or at capMs. Polls with timeouts (rAF is throttled).
+// navigation starts, or at capMs. Polls with timeouts (rAF is throttled). Two kinds of
+// work hold it, within the cap: the animation frames the page had asked for when the
+// settle began (a render batched into requestAnimationFrame), until they have run; and a
+// short animation on what changed (motionOnChange), until it has ended and one frame has
+// passed, so that what the page does at its end (transitionend) has been done.
 const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) => {
   const start = performance.now();
+  const framesAsked = askPage(start, start).frameSeq || 0;
+  let moved = false, frameAfterMotion = false, frameAsked = false;
+  const end = (result) => { state.changed = new WeakSet(); resolve(result); };
   const check = () => {
     const now = performance.now();
-    if (state.navigating) return resolve({ navigating: true, timedOut: false });
+    if (state.navigating) return end({ navigating: true, timedOut: false });
     const quietFor = now - state.lastMutation;
     const page = askPage(state.lastMutation, state.lastMutation + quietMs);
-    const quiet = page.pending === 0 && document.readyState !== "loading" && !navigationDue()
+    const moving = motionOnChange();
+    if (moving) { moved = true; frameAfterMotion = false; } else if (moved && !frameAfterMotion && !frameAsked) {
+      frameAsked = true;
+      requestAnimationFrame(() => { frameAsked = false; frameAfterMotion = true; });
+    }
+    const framesOwed = page.oldestFrame !== undefined && page.oldestFrame <= framesAsked;
+    const held = moving || (moved && !frameAfterMotion) || framesOwed || framesLoading();
+    const quiet = page.pending === 0 && document.readyState !== "loading" && !navigationDue() && !held
       && (quietFor >= quietMs || (quietFor >= MIN_QUIET_MS && !page.due && !animating()));
-    if (quiet) return resolve({ navigating: false, timedOut: false, early: quietFor < quietMs });
-    if (now - start >= capMs) return resolve({ navigating: false, timedOut: true, pending: page.pending });
+    if (quiet) return end({ navigating: false, timedOut: false, early: quietFor < quietMs });
+    if (now - start >= capMs) return end({ navigating: false, timedOut: true, pending: page.pending });
     const untilQuiet = quietFor < MIN_QUIET_MS ? MIN_QUIET_MS - quietFor : quietMs - quietFor;
     timer.set.call(window, check, untilQuiet > 0 ? Math.max(1, Math.min(untilQuiet, 5)) : 5);
   };
   check();
 });
+
+// A same-origin frame whose document has not loaded yet (the snapshot walks into it);
+// one of another origin, or blocked, is not waited for.
+const frameElements = document.getElementsByTagName("iframe");
+const framesLoading = () => {
+  for (const frame of frameElements) {
+    const doc = frameDocument(frame);
+    if (!doc) continue;
+    if (doc.readyState === "loading") return true;
+    const src = frame.getAttribute("src");
+    if (doc.URL === "about:blank" && src && !/^\s*about:/i.test(src) && !frame.hasAttribute("srcdoc")) return true;
+  }
+  return false;
+};
 
 // Resolves at the first DOM change or finished request after the call, or when a
 // navigation starts (true), or at ms (false). Woken by the change itself rather than by

@@ -3,18 +3,40 @@ const quote = (s) => toJSON(s);
 const MAX_TEXT = 20000;
 
 const snapshot = (options) => {
-  hiddenCache = new Map();
-  try { return snapshotPass(options); } finally { hiddenCache = null; }
+  styleCache = new Map();
+  try { return snapshotPass(options); } finally { styleCache = null; }
 };
 
 // The observation's budget, in tree lines: past half of it the walk keeps to what the
 // viewport shows (scrolling brings the rest in); at the budget it stops, and the tree says
 // how much it left out. Bounds a huge page's pass (50,000 buttons) and its result alike.
 const DEFAULT_MAX_LINES = 5000;
-const onScreen = (el, vw, vh) => {
+const onScreen = (el, view) => {
   const r = el.getBoundingClientRect();
   if (r.width === 0 && r.height === 0) return true; // no box of its own: its children may have
-  return r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;
+  return r.bottom > 0 && r.right > 0 && r.top < view.vh && r.left < view.vw;
+};
+
+// A document the walk enters (the page's, or a same-origin frame's): where its viewport
+// sits in the page's (bboxes are the page's coordinates), its size, and its open modal
+// dialog, which makes the rest of that document inert (left out, as Chromium does).
+const viewOf = (doc, offset) => ({
+  doc, offset, vw: doc.defaultView.innerWidth, vh: doc.defaultView.innerHeight,
+  modal: doc.querySelector("dialog:modal"),
+});
+const inertByModal = (el, view) => view.modal !== null && !el.contains(view.modal) && !view.modal.contains(el);
+const originOf = (frame) => {
+  try { return new URL(frame.src || "about:blank", frame.baseURI).origin; } catch (err) { return "null"; }
+};
+
+// The focused element, inside shadow roots and same-origin frames.
+const deepActiveElement = () => {
+  let el = document.activeElement;
+  for (;;) {
+    const inner = el && (el.shadowRoot ? el.shadowRoot.activeElement : FRAME_TAGS.has(el.tagName) ? frameDocument(el)?.activeElement : null);
+    if (!inner || inner === el) return el;
+    el = inner;
+  }
 };
 
 // With ``scopes`` (a task that looks ``within`` an ancestor, or counts by role), each
@@ -29,23 +51,26 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
   const alerts = [];
   const dialogs = [];
   const nodes = [];
-  const vw = window.innerWidth, vh = window.innerHeight;
+  const frames = []; // origins of the frames this world cannot enter (Python marks them)
+  const frameTexts = [];
+  const top = viewOf(document, [0, 0]);
+  const vw = top.vw, vh = top.vh;
 
-  const visit = (node, depth, scope) => {
+  const visit = (node, depth, scope, view) => {
     if (node.nodeType === Node.TEXT_NODE) {
       const text = squash(node.textContent);
       if (text) lines.push({ depth, text: "- text: " + text, isText: true });
       return;
     }
     if (node.nodeType !== Node.ELEMENT_NODE || lines.length >= maxLines) return;
-    if (lines.length >= maxLines / 2 && !onScreen(node, vw, vh)) return;
+    if (lines.length >= maxLines / 2 && !onScreen(node, view)) return;
     walked += 1;
-    if (isHidden(node)) return;
+    if (isHidden(node) || inertByModal(node, view)) return;
     const el = node;
+    if (el.shadowRoot) watch(el.shadowRoot);
     const role = roleOf(el);
     if (!role || !EMIT.has(role)) {
-      for (const child of el.childNodes) visit(child, depth, scope);
-      if (el.shadowRoot) for (const child of el.shadowRoot.childNodes) visit(child, depth, scope);
+      for (const child of visibleChildren(el)) visit(child, depth, scope, view);
       return;
     }
     const ref = refFor(el);
@@ -78,7 +103,9 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
     if ((role === "dialog" || role === "alertdialog") && (el.tagName !== "DIALOG" || el.open)) dialogs.push(name);
     const tabbable = el.tabIndex >= 0 && el.hasAttribute("tabindex");
     if (INTERACTIVE.has(role) || tabbable) {
-      const r = el.getBoundingClientRect();
+      const local = el.getBoundingClientRect();
+      const r = { x: local.x + view.offset[0], y: local.y + view.offset[1], width: local.width, height: local.height };
+      r.right = r.x + r.width; r.bottom = r.y + r.height; r.top = r.y; r.left = r.x;
       const element = {
         ref, role, name, value: value ?? null, checked, selected: selected ?? null, disabled, expanded,
         required, invalid: Boolean(invalid), validation_message: el.validationMessage || el.getAttribute("aria-errormessage-text") || "",
@@ -96,9 +123,10 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
     if (role === "link" && el.getAttribute("href")) lines.push({ depth: depth + 1, text: "- /url: " + el.getAttribute("href") });
     // A heading usually stands for its text, but a link inside it (<h3><a>) must stay reachable.
     const holdsControls = role === "heading" && el.querySelector("a[href],button,input,select,textarea");
-    if (!leaf || el.tagName === "SELECT" || holdsControls) {
-      for (const child of el.childNodes) visit(child, depth + 1, ref);
-      if (el.shadowRoot) for (const child of el.shadowRoot.childNodes) visit(child, depth + 1, ref);
+    if (role === "iframe") {
+      visitFrame(el, start, depth + 1, ref, view);
+    } else if (!leaf || el.tagName === "SELECT" || holdsControls) {
+      for (const child of visibleChildren(el)) visit(child, depth + 1, ref, view);
     }
     if (lines.length > start + 1 && !lines[start].text.endsWith(":") && !lines[start].text.includes("]: ")) lines[start].text += ":";
     // A container whose only child is its own text reads better on one line.
@@ -107,7 +135,23 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
       lines[start].text = lines[start].text.replace(/:$/, "") + (text === name ? "" : ": " + text);
     }
   };
-  if (document.body) visit(document.body, 0, null);
+  // A same-origin frame's document is walked from here, under its <iframe>, its refs
+  // acting in it; one this world cannot enter says whose it is.
+  const visitFrame = (frame, line, depth, scope, view) => {
+    const doc = frameDocument(frame);
+    if (!doc) {
+      const origin = originOf(frame);
+      frames.push(origin);
+      lines[line].text += ` [cross-origin: ${origin}]`;
+      return;
+    }
+    watch(doc);
+    if (!doc.body) return;
+    const [fx, fy] = frameContentOffset(frame);
+    frameTexts.push(doc.body.innerText);
+    visit(doc.body, depth, scope, viewOf(doc, [view.offset[0] + fx, view.offset[1] + fy]));
+  };
+  if (document.body) visit(document.body, 0, null, top);
   if (lines.length >= maxLines / 2 && document.body) {
     const left = document.body.getElementsByTagName("*").length + 1 - walked;
     if (left > 0) {
@@ -116,9 +160,11 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
   }
 
   const axtree = lines.map((l) => "  ".repeat(l.depth) + l.text).join("\n");
-  const focusedEl = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
+  const active = deepActiveElement();
+  const focusedEl = active && active !== document.body && !FRAME_TAGS.has(active.tagName) ? active : null;
   return {
     axtree,
+    frames,
     contained: (askPage(0, 0), contained.splice(0)), // the page's world's notes too
     maxRef: state.nextRef - 1,
     state: {
@@ -126,7 +172,7 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
       title: document.title,
       focused: focusedEl ? state.refOf.get(focusedEl) || null : null,
       elements, headings, alerts, dialogs,
-      text: squash(document.body ? document.body.innerText : "").slice(0, MAX_TEXT),
+      text: squash([document.body ? document.body.innerText : "", ...frameTexts].join(" ")).slice(0, MAX_TEXT),
       scroll: [window.scrollX, window.scrollY],
       ...(scopes ? { nodes } : {}),
     },

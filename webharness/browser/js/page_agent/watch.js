@@ -2,11 +2,27 @@
 const changeWaiters = new Set(); // resolvers of waitForChange calls
 const wakeWaiters = () => { for (const wake of changeWaiters) wake(); };
 const noteChange = () => { state.lastMutation = performance.now(); wakeWaiters(); };
-const watchMutations = () => {
-  new MutationObserver(noteChange)
-    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+// What changed since the last settle: the settle waits for short animations on it.
+const noteMutations = (records) => {
+  for (const record of records) state.changed.add(record.target);
+  noteChange();
 };
-if (document.documentElement) watchMutations(); else document.addEventListener("readystatechange", watchMutations, { once: true });
+// One observer for the document, the open shadow roots (a document's observer does not
+// see into them) and same-origin frames' documents the snapshot walks into.
+const observer = new MutationObserver(noteMutations);
+const watched = new WeakSet();
+const watch = (root) => {
+  if (!root || watched.has(root)) return;
+  watched.add(root);
+  observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+};
+if (document.documentElement) watch(document); else document.addEventListener("readystatechange", () => watch(document), { once: true });
+// The page's world tells of each shadow root attached (js/page_hooks.js), on its host; a
+// root the walk meets (a declarative one) is watched from then on.
+window.addEventListener("webharness:shadow", (event) => {
+  const host = event.composedPath()[0];
+  if (host && host.shadowRoot) { watch(host.shadowRoot); state.changed.add(host); noteChange(); }
+}, true);
 
 // --- what only the page's world sees: its requests and the work it has scheduled ------
 // js/page_hooks.js counts them there and answers over DOM events, which both worlds see.
@@ -31,3 +47,18 @@ const askPage = (since, until) => {
   return answer || { pending: 0, due: false };
 };
 const animating = () => document.getAnimations().some((a) => a.playState === "running");
+// A running animation or transition, at most MAX_WAITED_ANIMATION_MS long in all, on an
+// element that changed (or below one): a UI's motion, such as a dialog fading out, whose
+// end the page may wait for to change the DOM again. A longer one (a progress bar, a
+// carousel) is the page's content, and an endless one never ends: neither is waited for.
+const MAX_WAITED_ANIMATION_MS = 1000;
+const motionOnChange = () => {
+  for (const animation of document.getAnimations()) {
+    if (animation.playState !== "running" && !animation.pending) continue;
+    const effect = animation.effect;
+    const target = effect && effect.target;
+    if (!target || !(effect.getComputedTiming().endTime <= MAX_WAITED_ANIMATION_MS)) continue;
+    for (let n = target; n; n = flatParent(n)) if (state.changed.has(n)) return true;
+  }
+  return false;
+};

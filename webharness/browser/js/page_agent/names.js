@@ -1,0 +1,150 @@
+// --- accessible names (accname 1.2, HTML-AAM), over the flat tree --------------------
+// One computation for the tree, the semantic state and the actions' labels. It follows
+// the spec where Chromium does (Chromium is the reference we are measured against:
+// benchmarks/bench_axtree.py); where they part, Chromium's behaviour is kept and said so.
+const TEXT_INPUTS = new Set(["text", "email", "tel", "url", "password", "search", "number", ""]);
+const RANGE_ROLES = new Set(["slider", "spinbutton", "scrollbar", "progressbar", "meter"]);
+const MAX_NAME = 200;
+const NO_NAME = Symbol("no name"); // a native label that ends the computation empty
+
+const nameOf = (el, role) => {
+  const name = squash(nameStep(el, { root: el, visited: new Set() }, { recursing: false, labelledBy: false, hiddenOk: false }, role));
+  return name.length > MAX_NAME ? name.slice(0, MAX_NAME) : name;
+};
+
+// The text a node contributes to the name being computed (the spec's steps 2A-2I).
+const nameStep = (node, ctx, mode, role) => {
+  if (node.nodeType === Node.TEXT_NODE) return mode.recursing ? node.textContent : "";
+  if (node.nodeType !== Node.ELEMENT_NODE || ctx.visited.has(node)) return "";
+  ctx.visited.add(node);
+  if (isHidden(node) && !mode.hiddenOk) return ""; // 2A
+  if (!mode.labelledBy) { // 2B: ids in the element's own tree scope
+    const ids = (node.getAttribute("aria-labelledby") || "").trim();
+    if (ids) {
+      const text = squash(ids.split(/\s+/).map((id) => byIdIn(node, id)).filter(Boolean)
+        .map((target) => labelledByText(target, ctx, mode)).join(" "));
+      if (text) return text;
+    }
+  }
+  const self = node === ctx.root;
+  if (mode.recursing && !mode.labelledBy && self) return ""; // a control inside its own label
+  const nodeRole = role === undefined ? roleOf(node) : role;
+  if (mode.recursing && !self) { // 2C: an embedded control gives its value
+    const embedded = embeddedValue(node, nodeRole);
+    if (embedded !== null) return embedded;
+  }
+  const aria = squash(node.getAttribute("aria-label")); // 2D
+  if (aria) return aria;
+  const native = nativeName(node, ctx); // 2E
+  if (native === NO_NAME) return "";
+  if (native) return native;
+  if (mode.recursing || NAME_FROM_CONTENT.has(nodeRole)) { // 2F
+    const content = contentText(node, ctx, mode);
+    if (squash(content)) return content;
+  }
+  return nativeFallback(node); // 2I: tooltip, placeholder
+};
+
+// A node referenced by aria-labelledby names with all of its text; a hidden one too,
+// with its hidden content (2A's exception), as Chromium does.
+const labelledByText = (target, ctx, mode) => {
+  const inner = { root: ctx.root, visited: target === ctx.root ? new Set() : ctx.visited };
+  return nameStep(target, inner, { recursing: true, labelledBy: true, hiddenOk: mode.hiddenOk || isHiddenDeep(target) });
+};
+
+const embeddedValue = (node, role) => {
+  if (node.tagName === "INPUT" && TEXT_INPUTS.has(node.type)) return node.value;
+  if (node.tagName === "TEXTAREA") return node.value;
+  if (node.tagName === "SELECT") return Array.from(node.selectedOptions).map((o) => o.label || o.textContent).join(" ");
+  if (role === "textbox" && node.isContentEditable) return node.textContent;
+  if (role === "combobox" || role === "listbox") {
+    const chosen = node.querySelector("[aria-selected='true']");
+    return chosen ? squash(chosen.textContent) : (role === "combobox" ? squash(node.textContent) : "");
+  }
+  if (RANGE_ROLES.has(role)) return node.getAttribute("aria-valuetext") || node.getAttribute("aria-valuenow") || node.value || "";
+  return null;
+};
+
+// The host language's own label (HTML-AAM): <label>s, alt, legend, caption, an input
+// button's value. Chromium uses only labels that are rendered.
+const nativeName = (node, ctx) => {
+  const tag = node.tagName;
+  if (tag === "INPUT") {
+    const type = node.type;
+    if (type === "button" || type === "submit" || type === "reset") {
+      const value = node.getAttribute("value");
+      if (value) return value;
+      return type === "submit" ? "Submit" : type === "reset" ? "Reset" : "";
+    }
+    if (type === "image") return node.getAttribute("alt") || node.getAttribute("value") || "";
+  }
+  if (node.labels && node.labels.length && tag !== "BUTTON") {
+    // Labels that are not rendered name nothing, and, as in Chromium, the field then
+    // has no name from its title or placeholder either.
+    const shown = Array.from(node.labels).filter((label) => !isHiddenDeep(label));
+    if (!shown.length) return NO_NAME;
+    const text = squash(shown.map((label) => nameStep(label, ctx, { recursing: true, labelledBy: false, hiddenOk: false })).join(" "));
+    if (text) return text;
+  }
+  if (tag === "IMG" || tag === "AREA") return node.getAttribute("alt") || "";
+  const caption = { FIELDSET: "legend", TABLE: "caption", FIGURE: "figcaption" }[tag];
+  if (caption) {
+    const child = node.querySelector(`:scope > ${caption}`);
+    if (child) return nameStep(child, ctx, { recursing: true, labelledBy: false, hiddenOk: false });
+  }
+  if (tag === "OPTGROUP" || (tag === "OPTION" && node.hasAttribute("label"))) return node.getAttribute("label") || "";
+  if (node instanceof SVGElement) {
+    const title = node.querySelector(":scope > title");
+    if (title) return title.textContent;
+  }
+  return "";
+};
+
+const nativeFallback = (node) => {
+  const title = squash(node.getAttribute("title"));
+  if (title) return title;
+  if ((node.tagName === "INPUT" && TEXT_INPUTS.has(node.type)) || node.tagName === "TEXTAREA") {
+    return squash(node.getAttribute("placeholder") || node.getAttribute("aria-placeholder"));
+  }
+  return squash(node.getAttribute("aria-placeholder"));
+};
+
+// Name from content: the flat tree's text, blocks set apart by spaces, inline runs joined.
+const contentText = (node, ctx, mode) => {
+  const inner = { recursing: true, labelledBy: mode.labelledBy, hiddenOk: mode.hiddenOk };
+  let out = generated(node, "::before");
+  for (const child of visibleChildren(node)) {
+    if (child.nodeType === Node.ELEMENT_NODE) {
+      const text = nameStep(child, ctx, inner);
+      out += styleOf(child).inline ? text : " " + text + " ";
+    } else if (child.nodeType === Node.TEXT_NODE) {
+      out += transformed(child.textContent, node);
+    }
+  }
+  return out + generated(node, "::after");
+};
+
+// Text as it is rendered, and as Chromium names with it: CSS text-transform applied.
+const transformed = (text, el) => {
+  const transform = el.nodeType === Node.ELEMENT_NODE ? styleOf(el).transform : "none";
+  if (transform === "uppercase") return text.toUpperCase();
+  if (transform === "lowercase") return text.toLowerCase();
+  if (transform === "capitalize") return text.replace(/(^|\s)(\S)/g, (m, space, first) => space + first.toUpperCase());
+  return text;
+};
+
+// The text of a ::before or ::after (an icon font's glyph, a required field's "*"), which
+// Chromium names with: the quoted strings of its content.
+const generated = (el, pseudo) => {
+  const info = styleOf(el);
+  const key = pseudo === "::before" ? "before" : "after";
+  if (info[key] === undefined) {
+    const content = el.ownerDocument.defaultView.getComputedStyle(el, pseudo).content;
+    info[key] = !content || content === "none" || content === "normal" ? ""
+      : Array.from(content.matchAll(/"((?:[^"\\]|\\.)*)"/g), (m) => m[1].replace(/\\(.)/g, "$1")).join("");
+  }
+  return info[key];
+};
+
+// An element's rendered text over the flat tree (alerts, a custom combobox's value).
+const textOf = (el) => squash(contentText(el, { root: null, visited: new Set() }, { recursing: true, labelledBy: false, hiddenOk: false }));
