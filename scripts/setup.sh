@@ -45,3 +45,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
   echo "$want" > "$stamp"
 fi
+
+# The component libraries some browser tests serve offline (npm, into a git-ignored folder).
+scripts/setup_components.sh

@@ -1,0 +1,50 @@
+"""Real component libraries with shadow DOM (Shoelace, Ionic; tests/fixtures/components_site,
+installed by scripts/setup_components.sh): the oracle plays each task of
+tests/fixtures/components_tasks under the failure annotation, and nothing is charged to
+it: no harness-side miss (an unnamed field, a click refused as covered by its component's
+host, an observation taken before a lazily loaded part rendered) shows as the agent's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webharness import load_task
+from webharness.envs import WebEvalEnv
+from webharness.golden.oracle import OracleAgent
+from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+LIBRARIES = FIXTURES / "components_site" / "node_modules"
+TASKS = sorted((FIXTURES / "components_tasks").glob("*.yaml"))
+
+
+@pytest.fixture(scope="module")
+def installed() -> None:
+    # Not a skip: CI installs them (scripts/setup.sh), and a missing corpus is a failure.
+    for package in ("@shoelace-style/shoelace", "@ionic/core"):
+        assert (LIBRARIES / package).is_dir(), (
+            f"{package} is not installed in {LIBRARIES}: run scripts/setup_components.sh"
+        )
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[task.stem for task in TASKS])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_oracle_passes_a_component_library_task_with_no_failure(browser, installed, task, seed):
+    spec = load_task(task)
+    env = FailureAnnotation(GoldenTraceAlignment(WebEvalEnv(spec, obs_mode="text")))
+    try:
+        oracle = OracleAgent()
+        obs, info = env.reset(seed=seed)
+        oracle.reset(info["task"], spec)
+        done, results = False, []
+        while not done:
+            obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+            results.append(info["action_result"])
+            done = terminated or truncated
+    finally:
+        env.close()
+    assert all(result.ok for result in results), [r.message for r in results if not r.ok]
+    assert info["success"] and info["failure"].passed, info["failure"].message
+    assert info["failure"].code is None and not info["failure"].step_notes
