@@ -15,12 +15,14 @@ import pytest
 from webharness.action_result import ActionResult
 from webharness.diagnosis.alignment import align
 from webharness.semantic import Element, SemanticState
+from webharness.trace.frames import FrameCodec
 from webharness.trace.io import (
     END,
     META,
     STEPS,
     TraceError,
     TraceWriter,
+    keep_frames_of,
     load_screenshot,
     load_trace,
 )
@@ -69,11 +71,18 @@ def form_trace(
     return EpisodeTrace(task=TASK, steps=steps, golden_path=golden_path, agent="scripted")
 
 
+LOSSLESS = FrameCodec("png")
+
+
 def write(
-    folder: Path, trace: EpisodeTrace, end: EpisodeEnd | None, shots: bool = True
+    folder: Path,
+    trace: EpisodeTrace,
+    end: EpisodeEnd | None,
+    shots: bool = True,
+    frames: FrameCodec = LOSSLESS,
 ) -> list[np.ndarray]:
     pixels = [np.full((6, 8, 3), 40 * i, dtype=np.uint8) for i in range(len(trace.steps))]
-    writer = TraceWriter(folder)
+    writer = TraceWriter(folder, frames)
     writer.start(trace.task, agent=trace.agent, golden_path=trace.golden_path)
     for step, image in zip(trace.steps, pixels):
         writer.add_step(step, image if shots else None)
@@ -130,7 +139,8 @@ from webharness.trace.io import TraceWriter
 writer = TraceWriter(Path(sys.argv[1]))
 writer.start(TaskInstance.model_validate_json(sys.argv[2]))
 for i in range(100_000):
-    writer.add_step(StepRecord(index=i, state=SemanticState(url="http://x/", text="y" * 5000)))
+    writer.add_step(StepRecord(index=i, state=SemanticState(url="http://x/", text=str(i) * 5000)))
+    writer.flush()
     print(i, flush=True)
 """
 
@@ -178,12 +188,13 @@ def test_metadata_and_end_are_written_atomically_without_leftovers(tmp_path: Pat
     assert json.loads((tmp_path / META).read_text())["task"]["task_id"] == "form"
 
 
-def test_each_step_line_is_complete_after_add_step(tmp_path: Path) -> None:
+def test_each_step_line_is_complete_once_flushed(tmp_path: Path) -> None:
     trace = form_trace(["Ada", "ada@example.org"])
     writer = TraceWriter(tmp_path)
     writer.start(TASK)
     for n, step in enumerate(trace.steps, start=1):
         writer.add_step(step)
+        writer.flush()
         data = (tmp_path / STEPS).read_bytes()
         assert data.endswith(b"\n") and data.count(b"\n") == n
     writer.close()
@@ -232,3 +243,64 @@ def test_writer_closes_its_file_as_a_context_manager(tmp_path: Path) -> None:
         writer.add_step(form_trace([]).steps[0])
     with pytest.raises(TraceError, match="outside start"):
         writer.add_step(form_trace([]).steps[0])
+
+
+def test_states_after_the_first_are_kept_as_changes_and_load_back_equal(tmp_path: Path) -> None:
+    trace = form_trace(["Ada", "ada@example.org", "123"])
+    write(tmp_path, trace, EpisodeEnd(terminated=True), shots=False)
+    lines = [json.loads(line) for line in (tmp_path / STEPS).read_text().splitlines()]
+    assert "state" in lines[0] and all("state_delta" in line for line in lines[1:])
+    whole = len(trace.steps[1].state.model_dump_json())
+    assert len(json.dumps(lines[1]["state_delta"])) < whole / 3
+    assert load_trace(tmp_path).steps == trace.steps
+
+
+def test_a_frame_equal_to_the_one_before_is_stored_once(tmp_path: Path) -> None:
+    trace = form_trace(["Ada", "ada@example.org"])
+    same = np.full((6, 8, 3), 90, np.uint8)
+    writer = TraceWriter(tmp_path, LOSSLESS)
+    writer.start(trace.task)
+    for step in trace.steps:
+        writer.add_step(step, same.copy())
+    writer.finish(EpisodeEnd(terminated=True))
+    loaded = load_trace(tmp_path)
+    assert [s.screenshot for s in loaded.steps] == ["step_0000.png"] * 3
+    assert sorted(p.name for p in tmp_path.glob("step_*")) == ["step_0000.png"]
+    assert all(np.array_equal(load_screenshot(tmp_path, s), same) for s in loaded.steps)
+
+
+def test_frames_are_webp_by_default_and_close_to_what_the_agent_saw(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    page = np.repeat(np.repeat(rng.integers(0, 256, (18, 32, 3), np.uint8), 40, 0), 40, 1)
+    writer = TraceWriter(tmp_path)
+    writer.start(TASK)
+    step = writer.add_step(form_trace([]).steps[0], page)
+    writer.finish(EpisodeEnd(terminated=True))
+    assert step.screenshot == "step_0000.webp"
+    shown = load_screenshot(tmp_path, load_trace(tmp_path).steps[0]).astype(int)
+    assert shown.shape == page.shape and np.abs(shown - page).mean() < 4
+
+
+def test_keeping_some_steps_frames_drops_the_others_and_the_trace_still_loads(
+    tmp_path: Path,
+) -> None:
+    trace = form_trace(["Ada", "ada@example.org", "123"])
+    write(tmp_path, trace, EpisodeEnd(terminated=True))
+    assert keep_frames_of(tmp_path, {0, 3}) == 2
+    loaded = load_trace(tmp_path)
+    assert [s.screenshot for s in loaded.steps] == ["step_0000.png", None, None, "step_0003.png"]
+    assert sorted(p.name for p in tmp_path.glob("step_*")) == ["step_0000.png", "step_0003.png"]
+    assert [s.state for s in loaded.steps] == [s.state for s in trace.steps]
+
+
+def test_a_full_disk_under_the_writer_is_raised_on_the_step_path(tmp_path: Path) -> None:
+    """The frame is encoded on the writer's thread; its error reaches the episode."""
+    writer = TraceWriter(tmp_path, LOSSLESS)
+    writer.start(TASK)
+    steps = form_trace(["Ada", "ada@example.org"]).steps
+    writer.add_step(steps[0], np.zeros((6, 8, 3), np.uint8))
+    (tmp_path / "step_0001.png").mkdir()  # where the next frame must go: its rename fails
+    writer.add_step(steps[1], np.ones((6, 8, 3), np.uint8))
+    with pytest.raises(OSError):
+        writer.finish(EpisodeEnd(terminated=True))
+    assert [s.index for s in load_trace(tmp_path).steps] == [0]  # no line names a lost frame

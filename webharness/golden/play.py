@@ -9,6 +9,7 @@ import gymnasium as gym
 
 from webharness.golden.oracle import OracleAgent, golden_paths
 from webharness.spec.task_spec import TaskSpec
+from webharness.trace.frames import GOLDEN_FRAMES
 from webharness.trace.models import EpisodeTrace, TaskInstance
 from webharness.trace.recorder import (
     EpisodeRecorder,
@@ -74,14 +75,19 @@ def golden_traces(
 ) -> list[EpisodeTrace]:
     """Run the oracle over every golden path of the env's task for this seed.
 
-    ``env`` should be unperturbed: golden traces describe the task, not the noise.
+    ``env`` should be unperturbed: golden traces describe the task, not the noise. Their
+    screenshots are kept as previews (``trace.frames.GOLDEN_FRAMES``): only the report's
+    timelines show them.
     """
     _, info = env.reset(seed=seed)
     spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
     traces = []
     for path in golden_paths(spec, info["task"]):
         recorder = EpisodeRecorder(
-            folder / path.id if folder else None, agent="oracle", golden_path=path.id
+            folder / path.id if folder else None,
+            agent="oracle",
+            golden_path=path.id,
+            frames=GOLDEN_FRAMES,
         )
         oracle = OracleAgent.recording(path.id)
         traces.append(play_episode(env, oracle, seed, recorder, screenshots))

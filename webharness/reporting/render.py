@@ -20,7 +20,6 @@ Example:
 from __future__ import annotations
 
 import functools
-import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from webharness.reporting.records import AttemptKey, EvalAttempt
 from webharness.reporting.screenshots import ScreenshotSheet
 from webharness.reporting.summary import Summary, summarize
 from webharness.reporting.timelines import MAX_TIMELINE_STEPS, EpisodeView, StepView, timelines
+from webharness.trace.atomic import write_atomic
 
 __all__ = [
     "MAX_EPISODES",
@@ -177,7 +177,5 @@ def _load_template(name: str) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a report."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    """A reader never sees half a report."""
+    write_atomic(path, text.encode("utf-8"))

@@ -2,9 +2,11 @@
 
 Layout of one episode folder::
 
-    meta.json        task, agent, golden_path        (atomic: temp file + os.replace)
-    steps.jsonl      one StepRecord per line          (each line one write + fsync)
-    step_0003.png    screenshot of step 3             (atomic)
+    meta.json        task, agent, golden_path, trace_format (atomic: temp file + os.replace)
+    steps.jsonl      one StepRecord per line          (each line one write + fsync); from
+                     the second step on, the state may be kept as ``state_delta``, its
+                     change from the step before (``trace.deltas``), where that is smaller
+    step_0003.webp   screenshot of step 3             (atomic; format: ``trace.frames``)
     end.json         how the episode ended            (atomic; absent if it never ended)
     trace.zip        Playwright's trace, when asked   (atomic; ``playwright show-trace trace.zip``)
 
@@ -13,14 +15,16 @@ Layout of one episode folder::
 >>> writer.add_step(step, screenshot=obs["screenshot"])          # doctest: +SKIP
 >>> writer.finish(EpisodeEnd(terminated=True, success=True))     # doctest: +SKIP
 >>> load_trace(Path("runs/ep0")).steps[0].state.url              # doctest: +SKIP
+
+Format 1 (before 0.3: PNG frames, every state whole) is read the same way.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from types import TracebackType
@@ -31,11 +35,15 @@ from PIL import Image
 from pydantic import ValidationError
 
 from webharness.errors import WebHarnessError
+from webharness.trace.atomic import write_atomic, write_with
+from webharness.trace.deltas import apply_delta, json_delta
+from webharness.trace.frames import AGENT_FRAMES, FrameCodec
 from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
-__all__ = ["TraceError", "TraceWriter", "load_screenshot", "load_trace"]
+__all__ = ["TraceError", "TraceWriter", "keep_frames_of", "load_screenshot", "load_trace"]
 
 META, STEPS, END, PLAYWRIGHT_TRACE = "meta.json", "steps.jsonl", "end.json", "trace.zip"
+TRACE_FORMAT = 2  # 1: PNG frames and whole states (no ``trace_format`` in meta.json)
 
 
 class TraceError(WebHarnessError, ValueError):
@@ -43,11 +51,23 @@ class TraceError(WebHarnessError, ValueError):
 
 
 class TraceWriter:
-    """Writes one episode folder step by step; usable as a context manager."""
+    """Writes one episode folder step by step; usable as a context manager.
 
-    def __init__(self, folder: Path | str) -> None:
+    Frames are encoded and lines written on a thread of the writer's own, in the order
+    given, so the step path only hands them over. An error there (a full disk) is raised
+    by the next ``add_step`` or by ``finish``. A frame equal to the step before's is not
+    written again: the step names the earlier file.
+    """
+
+    def __init__(self, folder: Path | str, frames: FrameCodec = AGENT_FRAMES) -> None:
         self.folder = Path(folder)
+        self.frames = frames
         self._steps: BinaryIO | None = None
+        self._background: ThreadPoolExecutor | None = None
+        self._last_work: Future[None] | None = None
+        self._error: BaseException | None = None
+        self._last_frame: tuple[np.ndarray, str] | None = None  # pixels, file name
+        self._last_state: dict[str, Any] | None = None  # as JSON, for the next step's delta
 
     def start(
         self, task: TaskInstance, agent: str | None = None, golden_path: str | None = None
@@ -59,46 +79,61 @@ class TraceWriter:
             self.folder / STEPS,
             self.folder / END,
             self.folder / PLAYWRIGHT_TRACE,
-            *self.folder.glob("step_*.png"),
+            *self.folder.glob("step_*.*"),
         ]:
             stale.unlink(missing_ok=True)
-        meta = {"task": task.model_dump(mode="json"), "agent": agent, "golden_path": golden_path}
-        _write_atomic(self.folder / META, json.dumps(meta, indent=1).encode())
+        meta = {
+            "task": task.model_dump(mode="json"),
+            "agent": agent,
+            "golden_path": golden_path,
+            "trace_format": TRACE_FORMAT,
+        }
+        write_atomic(self.folder / META, json.dumps(meta, indent=1).encode())
         self._steps = open(self.folder / STEPS, "ab", buffering=0)  # raw: one write() = one syscall
+        self._background = ThreadPoolExecutor(1, thread_name_prefix="trace-writer")
+        self._error, self._last_frame, self._last_state = None, None, None
 
     def add_step(self, step: StepRecord, screenshot: np.ndarray | None = None) -> StepRecord:
         """Append a step (and its screenshot); returns the step as recorded.
 
-        The PNG is in place before the line that names it, and the line goes out in one
+        The frame is in place before the line that names it, and the line goes out in one
         write followed by fsync, so a crash leaves at most a truncated last line.
         """
-        if self._steps is None:
+        if self._steps is None or self._background is None:
             raise TraceError(
                 f"add_step() outside start()..finish() on trace folder {self.folder}: "
                 "call start() first"
             )
+        self._raise_error()
         if screenshot is not None:
-            name = f"step_{step.index:04d}.png"
-            _write_png_atomic(self.folder / name, screenshot)
-            step = step.model_copy(update={"screenshot": name})
-        line = (step.model_dump_json() + "\n").encode()
-        if self._steps.write(line) != len(line):
-            raise TraceError(f"short write to {self.folder / STEPS} (disk full?)")
-        os.fsync(self._steps.fileno())
+            step = step.model_copy(update={"screenshot": self._frame(step.index, screenshot)})
+        self._submit(self._write_line, step)
         return step
+
+    def flush(self) -> None:
+        """Wait until every step handed over is on disk (raising what went wrong there)."""
+        if self._last_work is not None:
+            self._last_work.result()
+        self._raise_error()
 
     def add_file(self, name: str, write: Callable[[Path], None]) -> Path:
         """Put a file into the episode folder atomically: ``write`` fills the temp path given."""
         path = self.folder / name
-        _write_with(path, write)
+        write_with(path, write)
         return path
 
     def finish(self, end: EpisodeEnd) -> None:
-        """Record how the episode ended (``end.json``) and close the steps file."""
+        """Wait for the steps to be written, record how the episode ended (``end.json``) and
+        close the steps file."""
         self.close()
-        _write_atomic(self.folder / END, end.model_dump_json(indent=1).encode())
+        self._raise_error()
+        write_atomic(self.folder / END, end.model_dump_json(indent=1).encode())
 
     def close(self) -> None:
+        """Wait for what is handed over to be written, and close the steps file."""
+        if self._background is not None:
+            self._background.shutdown(wait=True)
+            self._background, self._last_work = None, None
         if self._steps is not None:
             self._steps.close()
             self._steps = None
@@ -108,6 +143,54 @@ class TraceWriter:
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         self.close()
+
+    def _frame(self, index: int, pixels: np.ndarray) -> str:
+        """The file name of this step's frame: the step before's when the pixels are the
+        same, else a new file, written in the background."""
+        _check_frame(pixels)
+        last = self._last_frame
+        if last is not None and last[0].shape == pixels.shape and np.array_equal(last[0], pixels):
+            return last[1]
+        name = self.frames.file_name(index)
+        self._last_frame = (pixels, name)
+        self._submit(self.frames.write, pixels, self.folder, index)
+        return name
+
+    def _write_line(self, step: StepRecord) -> None:
+        record = step.model_dump(mode="json", exclude={"state"})
+        state = step.state.model_dump(mode="json")
+        whole = json.dumps(state, separators=(",", ":"))
+        if self._last_state is not None:
+            delta = json.dumps(json_delta(self._last_state, state), separators=(",", ":"))
+            if len(delta) < len(whole):
+                record["state_delta"], whole = json.loads(delta), ""
+        self._last_state = state
+        if whole:
+            record["state"] = state
+        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        assert self._steps is not None  # open until the background is shut down
+        if self._steps.write(line) != len(line):
+            raise TraceError(f"short write to {self.folder / STEPS} (disk full?)")
+        os.fsync(self._steps.fileno())
+
+    def _submit(self, work: Callable[..., Any], *args: Any) -> None:
+        assert self._background is not None  # add_step checked it
+        self._last_work = self._background.submit(self._in_order, work, *args)
+
+    def _in_order(self, work: Callable[..., Any], *args: Any) -> None:
+        """Run one piece of background work, unless an earlier one failed (the folder
+        would then hold a line naming a frame that is not there)."""
+        if self._error is not None:
+            return
+        try:
+            work(*args)
+        except BaseException as exc:  # kept for the step path to raise
+            self._error = exc
+
+    def _raise_error(self) -> None:
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
 
 
 def load_trace(folder: Path | str) -> EpisodeTrace:
@@ -136,6 +219,23 @@ def load_trace(folder: Path | str) -> EpisodeTrace:
     )
 
 
+def keep_frames_of(folder: Path | str, steps: set[int]) -> int:
+    """Drop the frames of every step but ``steps`` from a finished episode folder (the
+    steps' lines say they have none); returns how many files were removed."""
+    folder = Path(folder)
+    lines = [json.loads(line) for line in (folder / STEPS).read_bytes().splitlines() if line]
+    for record in lines:
+        if record["index"] not in steps:
+            record["screenshot"] = None
+    text = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in lines)
+    write_atomic(folder / STEPS, text.encode())
+    kept = {record["screenshot"] for record in lines}
+    dropped = [p for p in folder.glob("step_*.*") if p.name not in kept]
+    for path in dropped:
+        path.unlink()
+    return len(dropped)
+
+
 def load_screenshot(folder: Path | str, step: StepRecord) -> np.ndarray | None:
     """The step's screenshot as uint8 H×W×3, or None when it has none."""
     if step.screenshot is None:
@@ -149,10 +249,19 @@ def _read_steps(path: Path) -> list[StepRecord]:
         return []
     lines = path.read_bytes().split(b"\n")
     lines.pop()  # b"" after the final newline, or a line cut short by a crash: drop it
-    steps = []
+    steps: list[StepRecord] = []
+    state: Any = None  # the step before's, as JSON: a line may hold only its change
     for number, line in enumerate(lines, start=1):
         if line.strip():
-            steps.append(_parse(path, partial(StepRecord.model_validate_json, line), number))
+            record = _parse(path, partial(json.loads, line), number)
+            if "state_delta" in record:
+                if state is None:
+                    raise TraceError(f"{path}:{number}: a state change with no state before it")
+                record["state"] = _parse(
+                    path, partial(apply_delta, state, record.pop("state_delta")), number
+                )
+            state = record.get("state")
+            steps.append(_parse(path, partial(StepRecord.model_validate, record), number))
     return steps
 
 
@@ -164,21 +273,7 @@ def _parse(path: Path, read: Any, line: int | None = None) -> Any:
         raise TraceError(f"{where}: not a valid trace record: {exc}") from exc
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temp file in the same folder, fsync, then rename over ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _write_png_atomic(path: Path, pixels: np.ndarray) -> None:
+def _check_frame(pixels: Any) -> None:
     if not (
         isinstance(pixels, np.ndarray)
         and pixels.dtype == np.uint8
@@ -190,23 +285,3 @@ def _write_png_atomic(path: Path, pixels: np.ndarray) -> None:
             f"a screenshot must be a uint8 H×W×3 numpy array, got {type(pixels).__name__} "
             f"{getattr(pixels, 'dtype', '')} {shape}"
         )
-    # compress_level=1: speed over size
-    _write_with(
-        path,
-        lambda tmp: Image.fromarray(np.ascontiguousarray(pixels)).save(
-            tmp, format="PNG", compress_level=1
-        ),
-    )
-
-
-def _write_with(path: Path, write: Callable[[Path], None]) -> None:
-    """Have ``write`` fill a temp file beside ``path``, fsync it, then rename it over ``path``."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        write(tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -6,6 +6,7 @@ import concurrent.futures
 import contextlib
 import hashlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 from playwright.async_api import Error as PlaywrightError
 
+from webharness.trace.frames import AGENT_FRAMES, FrameCodec
 from webharness.trace.io import PLAYWRIGHT_TRACE, TraceWriter
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
@@ -133,7 +135,8 @@ class BrowserTracing:
 class EpisodeRecorder:
     """Keeps the episode in memory and, given a folder, writes it as it goes.
 
-    With ``playwright_trace=True`` it also keeps Playwright's trace of the episode's
+    ``frames`` says how screenshots are kept (``trace.frames``). With
+    ``playwright_trace=True`` it also keeps Playwright's trace of the episode's
     browser context as ``trace.zip`` in the folder; ``start`` then needs the env.
     """
 
@@ -143,14 +146,16 @@ class EpisodeRecorder:
         agent: str | None = None,
         golden_path: str | None = None,
         playwright_trace: bool = False,
+        frames: FrameCodec = AGENT_FRAMES,
     ) -> None:
         if playwright_trace and folder is None:
             raise ValueError("playwright_trace=True needs a folder to save trace.zip in; pass one")
         self.folder = folder
         self.agent, self.golden_path = agent, golden_path
         self.playwright_trace = playwright_trace
-        self.writer = TraceWriter(folder) if folder is not None else None
+        self.writer = TraceWriter(folder, frames) if folder is not None else None
         self.trace: EpisodeTrace | None = None
+        self.writing_ms = 0.0  # what the episode waited on the writer (handing over, the end)
         self._tracing: BrowserTracing | None = None
 
     def start(self, task: TaskInstance, env: Any = None) -> None:
@@ -171,7 +176,9 @@ class EpisodeRecorder:
         if self.trace is None:
             raise RuntimeError("EpisodeRecorder.add() before start()")
         if self.writer is not None:
+            started = time.perf_counter()
             step = self.writer.add_step(step, screenshot)
+            self.writing_ms += (time.perf_counter() - started) * 1000
         self.trace.steps.append(step)
 
     def finish(self, end: EpisodeEnd) -> EpisodeTrace:
@@ -180,7 +187,9 @@ class EpisodeRecorder:
         self.trace.end = end
         self._save_tracing()
         if self.writer is not None:
+            started = time.perf_counter()
             self.writer.finish(end)
+            self.writing_ms += (time.perf_counter() - started) * 1000
         return self.trace
 
     def close(self) -> None:
