@@ -10,6 +10,7 @@ from typing import NoReturn
 
 import numpy as np
 
+from webharness.cli_cache import add_cache_parser
 from webharness.cli_record import add_record_parser
 from webharness.errors import WebHarnessError
 from webharness.runner import RunConfig, RunFolder
@@ -94,9 +95,23 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         ray_address=args.address,
         obs_mode=args.obs_mode,
         screenshots=not args.no_screenshots,
+        frames=args.frames,
+        keep_frames=args.keep_frames.replace("-", "_"),
+        golden_cache=_golden_cache(args),
         log_prompts=args.log_prompts,
         playwright_trace=args.playwright_trace,
     )
+
+
+def _golden_cache(args: argparse.Namespace) -> str | None:
+    """``--golden-cache DIR``, none with ``--no-golden-cache``, else the default folder."""
+    from webharness.golden.cache import default_cache_dir
+
+    if args.no_golden_cache and args.golden_cache:
+        raise ConfigError(
+            "golden_cache", args.golden_cache, "--no-golden-cache says not to use one; give one"
+        )
+    return None if args.no_golden_cache else args.golden_cache or str(default_cache_dir())
 
 
 def _agent_options(written: list[str]) -> dict[str, object]:
@@ -292,6 +307,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-screenshots", action="store_true", help="keep no screenshots in the traces"
     )
     run.add_argument(
+        "--frames",
+        default="webp:80",
+        help="how the agent's screenshots are kept: FORMAT[:QUALITY], webp, jpeg or png",
+    )
+    run.add_argument(
+        "--keep-frames",
+        default="all",
+        choices=["all", "around-failure"],
+        help="around-failure: keep only the first, last, failure and divergence steps' frames",
+    )
+    run.add_argument(
+        "--golden-cache",
+        metavar="DIR",
+        help="the golden-trace cache shared by runs (default: $WEBHARNESS_CACHE_DIR or "
+        "~/.cache/webharness/golden); see webharness cache",
+    )
+    run.add_argument(
+        "--no-golden-cache", action="store_true", help="record golden traces in the run only"
+    )
+    run.add_argument(
         "--log-prompts", action="store_true", help="store LLM prompts and replies in the traces"
     )
     run.add_argument(
@@ -318,6 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(func=_cmd_evaluate)
 
     add_record_parser(sub, _seed, TASKS_HELP)
+    add_cache_parser(sub)
 
     report = sub.add_parser("report", help="write the report of a run folder")
     report.add_argument("run")

@@ -31,7 +31,7 @@ from webharness.golden import oracle
 from webharness.golden.oracle import MAX_WAITS_PER_STEP, OracleAgent
 from webharness.reporting.records import read_attempts
 from webharness.reporting.render import write_report
-from webharness.runner.config import EpisodeJob
+from webharness.runner.jobs import EpisodeJob
 from webharness.runner.worker import Worker
 from webharness.spec.catalogue import task_folder
 from webharness.testing import FAULTS, FaultyAgent

@@ -9,13 +9,12 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.reliability.conftest import our_browser_pids
+from tests.support.mounts import mounted
 from tests.support.waiting import wait_until
 from webharness.reporting.records import read_attempts
 from webharness.runner import (
@@ -57,21 +56,6 @@ def resume(run_dir: Path, **overrides) -> None:
 def wait_for_no_browsers(before: set[int], bound_s: float = 60) -> set[int]:
     wait_for_exit(our_browser_pids() - before, bound_s)
     return our_browser_pids() - before
-
-
-@contextmanager
-def mounted(folder: Path, options: str) -> Iterator[Path]:
-    """A tmpfs on ``folder`` (root only): small for a full disk, ``ro`` for read-only."""
-    folder.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 #: (runner, scenario_id, seed, trial, perturbations): what makes an episode unique in a run.
 AttemptKey = tuple[str, str, int | None, int, str]
@@ -54,6 +54,9 @@ class EvalAttempt(BaseModel):
     trace_dir: str | None = None  # episode folder, relative to the run folder
     error: str | None = None  # harness exception text, when not executable
     criteria_error: str | None = None  # what the task's JS criteria threw on the last page
+    # where the worker spent the job's time: episode, trace_writing (within the episode),
+    # golden (finding or recording the golden traces), scoring
+    phases_ms: dict[str, float] = Field(default_factory=dict)
 
     def key(self) -> AttemptKey:
         """The identity of this episode within a run, used to skip it on resume."""

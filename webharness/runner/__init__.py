@@ -8,23 +8,22 @@ Example:
     >>> jobs = prepare_run(config, Path("runs/demo"), resume=False)  # doctest: +SKIP
     >>> attempts = run_jobs(jobs, config, Path("runs/demo"))  # doctest: +SKIP
 
-Modules: ``config`` (what to run), ``agent_specs`` (checking the agents and their
-options, prices, what each agent is), ``run_folder`` (where it goes), ``worker`` (playing a
-job), ``pool`` (running the jobs), ``ray_backend``, ``rescore`` (re-scoring and the
-report), ``progress_bar``.
+Modules: ``config`` (what to run), ``jobs`` (the episodes it expands into),
+``agent_specs`` (checking the agents and their options, prices, what each agent is),
+``run_folder`` (where it goes), ``worker`` (playing a job), ``pool`` (running the jobs),
+``ray_backend``, ``rescore`` (re-scoring and the report), ``progress_bar``.
 """
 
 from webharness.runner.agent_specs import check_agent
 from webharness.runner.config import (
     ConfigError,
-    EpisodeJob,
     RunConfig,
     RunError,
     check_stack,
-    expand_jobs,
     match_tasks,
     parse_seeds,
 )
+from webharness.runner.jobs import EpisodeJob, expand_jobs
 from webharness.runner.pool import job_chunks, prepare_run, run_jobs
 from webharness.runner.rescore import episode_view, report_run, rescore, score_run
 from webharness.runner.run_folder import RunFolder

@@ -6,7 +6,6 @@ import fnmatch
 import math
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import (
@@ -20,10 +19,11 @@ from pydantic import (
 from typing_extensions import Self
 
 from webharness.errors import WebHarnessError, did_you_mean
+from webharness.golden.cache import default_cache_dir
 from webharness.reporting.costs import Price, PriceTable
-from webharness.reporting.records import AttemptKey
 from webharness.reporting.splits import Split
 from webharness.spec.task_folders import TaskFolder
+from webharness.trace.frames import FrameCodec
 
 # A run of more seeds than this is a typo (0-99999999), not an evaluation; its job list
 # alone would not fit in memory.
@@ -79,7 +79,11 @@ class RunConfig(BaseModel):
     backend: Literal["local", "ray"] = "local"
     ray_address: str | None = None
     obs_mode: str = "both"
-    screenshots: bool = True  # PNGs in the traces (for the HTML timelines)
+    screenshots: bool = True  # frames in the traces (for the HTML timelines)
+    frames: str = "webp:80"  # how an agent episode's frames are kept (trace.frames.FrameCodec)
+    keep_frames: Literal["all", "around_failure"] = "all"  # around_failure: only those steps'
+    # the golden-trace cache's folder (golden.cache), shared by runs; None: no cache
+    golden_cache: str | None = Field(default_factory=lambda: str(default_cache_dir()))
     agent_options: dict[str, Any] = Field(default_factory=dict)  # for each agent that takes it
     prices: dict[str, Price] = Field(default_factory=dict)  # by model, USD per million tokens
     log_prompts: bool = False
@@ -161,6 +165,12 @@ class RunConfig(BaseModel):
     @classmethod
     def _workers(cls, workers: int) -> int:
         return _count("workers", workers)
+
+    @field_validator("frames")
+    @classmethod
+    def _frames(cls, frames: str) -> str:
+        FrameCodec.parse(frames)  # a ValueError names the value and what is allowed
+        return frames
 
     @field_validator("splits", mode="before")
     @classmethod
@@ -288,73 +298,6 @@ def _stack_strength(stack: str, written: str) -> float:
             f"the strength after '@' in {stack!r} must be a number from 0 to 1, not {written!r}",
         )
     return strength
-
-
-class EpisodeJob(BaseModel):
-    """One episode to run, self-contained so it can cross a process or a cluster."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    agent: str  # the agent's label: its spec without prices, e.g. llm[model=gpt-x]
-    env_id: str
-    task_folder: TaskFolder | None = None  # where a registered task is (None: built-in)
-    seed: int
-    trial: int = 0
-    perturbations: str = ""
-    obs_mode: str = "both"
-    screenshots: bool = True
-    playwright_trace: bool = False
-    agent_options: dict[str, Any] = Field(default_factory=dict)
-    run_dir: str
-
-    def key(self) -> AttemptKey:
-        """The key of the attempt this job records (``EvalAttempt.key()``)."""
-        return (self.agent, self.env_id, self.seed, self.trial, self.perturbations)
-
-
-def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
-    """Every episode of the run, grouped so a worker keeps reusing the same env.
-
-    Args:
-        config: what the run evaluates.
-        run_dir: the run folder the jobs write into.
-
-    Returns:
-        One job per agent, task, perturbation stack, seed and trial, in that nesting order.
-    """
-    env_ids = match_tasks(config.tasks)
-    count = len(config.agents) * len(env_ids) * len(config.perturbations)
-    count *= len(config.seeds) * config.trials
-    if count > MAX_EPISODES:
-        raise RunError(
-            f"the run would have {count:,} episodes (agents x tasks x perturbation stacks x "
-            f"seeds x trials), more than {MAX_EPISODES:,}; split it into smaller runs"
-        )
-    from webharness.agents.specs import PRICE_OPTIONS, parse_agent_spec
-    from webharness.spec.catalogue import task_folder
-
-    options = {k: v for k, v in config.agent_options.items() if k not in PRICE_OPTIONS}
-    options.update({"log_prompts": True} if config.log_prompts else {})
-    return [
-        EpisodeJob(
-            agent=parse_agent_spec(agent).label,
-            env_id=env_id,
-            task_folder=task_folder(env_id),
-            seed=seed,
-            trial=trial,
-            perturbations=stack,
-            obs_mode=config.obs_mode,
-            screenshots=config.screenshots,
-            playwright_trace=config.playwright_trace,
-            agent_options=options,
-            run_dir=str(run_dir),
-        )
-        for agent in config.agents
-        for env_id in env_ids
-        for stack in config.perturbations
-        for seed in config.seeds
-        for trial in range(config.trials)
-    ]
 
 
 def _matches(env_id: str, pattern: str) -> bool:

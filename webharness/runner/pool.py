@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from webharness.reporting.records import EvalAttempt
-from webharness.runner.config import EpisodeJob, RunConfig, RunError, expand_jobs
+from webharness.runner.config import RunConfig, RunError
+from webharness.runner.jobs import EpisodeJob, expand_jobs
 from webharness.runner.run_folder import RunFolder
 from webharness.runner.worker import Worker, run_job, start_worker, stop_worker
 

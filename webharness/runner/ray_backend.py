@@ -11,7 +11,7 @@ from typing import Any
 
 from webharness.errors import WebHarnessError
 from webharness.reporting.records import EvalAttempt
-from webharness.runner.config import EpisodeJob
+from webharness.runner.jobs import EpisodeJob
 from webharness.runner.worker import current_worker, start_worker
 
 

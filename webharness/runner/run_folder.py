@@ -26,7 +26,8 @@ from webharness.agents.specs import identity_changes
 from webharness.reporting.costs import PriceTable
 from webharness.reporting.records import AttemptKey, EvalAttempt, append_attempt, read_attempts
 from webharness.reporting.splits import Split
-from webharness.runner.config import EpisodeJob, RunConfig, RunError
+from webharness.runner.config import RunConfig, RunError
+from webharness.runner.jobs import EpisodeJob
 from webharness.trace.io import TraceError, load_trace
 from webharness.trace.models import EpisodeTrace
 

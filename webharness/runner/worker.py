@@ -7,7 +7,9 @@ starts (the local pool's initializer; a Ray worker process's first job) and clos
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import os
 import time
 from contextlib import ExitStack
@@ -20,15 +22,19 @@ import gymnasium as gym
 from webharness.browser.shared import keep_browser
 from webharness.diagnosis.scoring import attempt_record, score_trace
 from webharness.errors import AgentUnavailableError, WebHarnessError
+from webharness.golden.cache import GoldenCache, golden_key, link_tree
 from webharness.golden.play import golden_traces, play_episode
 from webharness.reporting.records import EvalAttempt
-from webharness.runner.config import EpisodeJob, RunError
+from webharness.runner.config import RunError
+from webharness.runner.jobs import EpisodeJob
 from webharness.runner.run_folder import RunFolder
-from webharness.trace.io import TraceError
+from webharness.trace.frames import FrameCodec
+from webharness.trace.io import TraceError, keep_frames_of
 from webharness.trace.models import EpisodeTrace
 from webharness.trace.recorder import EpisodeRecorder
 
 EnvKey = tuple[str, str, str]  # env id, observation mode, perturbation stack
+_log = logging.getLogger("webharness.runner.worker")
 
 
 class Worker:
@@ -50,6 +56,7 @@ class Worker:
         self.capacity = capacity
         self.envs: dict[EnvKey, gym.Env] = {}  # least recently used first
         self.goldens: dict[tuple[str, int], list[EpisodeTrace]] = {}  # by env id and seed
+        self._caches: dict[str, GoldenCache | None] = {}  # by folder; None: it failed here
         # The browser outlives the envs, which come and go with the tasks.
         self._browser = ExitStack()
         self._browser.enter_context(keep_browser())
@@ -92,7 +99,12 @@ class Worker:
         env = self.env(job.env_id, job.obs_mode, job.perturbations)
         started = time.perf_counter()
         writing = f"writing the trace of {job.env_id} seed {job.seed} to {episode}"
-        recorder = EpisodeRecorder(episode, agent=job.agent, playwright_trace=job.playwright_trace)
+        recorder = EpisodeRecorder(
+            episode,
+            agent=job.agent,
+            playwright_trace=job.playwright_trace,
+            frames=FrameCodec.parse(job.frames),
+        )
         try:
             trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
         except AgentUnavailableError:
@@ -109,16 +121,25 @@ class Worker:
         duration_ms = (time.perf_counter() - started) * 1000
         try:
             _save_transcript(agent, episode)
+            golden_started = time.perf_counter()
             goldens = self._goldens(job, folder)
         except OSError as exc:
             raise folder.storage_error(
                 f"writing the golden traces or transcript of {job.env_id} seed {job.seed}", exc
             ) from exc
+        scoring_started = time.perf_counter()
         usage = getattr(agent, "usage", None)
         spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
+        score = score_trace(trace, goldens, spec=spec)
+        phases_ms = {
+            "episode": duration_ms,
+            "trace_writing": recorder.writing_ms,
+            "golden": (scoring_started - golden_started) * 1000,
+            "scoring": (time.perf_counter() - scoring_started) * 1000,
+        }
         attempt = attempt_record(
             trace,
-            score_trace(trace, goldens, spec=spec),
+            score,
             runner=job.agent,
             model=getattr(agent, "model", None),
             trial=job.trial,
@@ -128,20 +149,58 @@ class Worker:
             completion_tokens=getattr(usage, "completion_tokens", 0),
             trace_dir=trace_dir,
         )
+        if job.keep_frames == "around_failure":
+            try:
+                keep_frames_of(episode, _telling_steps(attempt))
+            except OSError as exc:
+                raise folder.storage_error(f"dropping frames from {episode}", exc) from exc
         retries = getattr(getattr(agent, "stats", None), "retries", None)
-        return attempt.model_copy(update={"retries": retries}) if retries is not None else attempt
+        phases = {k: round(v, 1) for k, v in phases_ms.items()}
+        return attempt.model_copy(update={"retries": retries, "phases_ms": phases})
 
     def _goldens(self, job: EpisodeJob, folder: RunFolder) -> list[EpisodeTrace]:
         """The task's golden traces for this seed: kept, saved in the run, or recorded now."""
-
-        def record(into: Path) -> None:  # on the clean env, made only when recording
-            clean = self.env(job.env_id, "both", "")
-            golden_traces(clean, job.seed, into, screenshots=job.screenshots)
-
         key = (job.env_id, job.seed)
         if key not in self.goldens:
+            record = functools.partial(self._record_goldens, job)
             self.goldens[key] = folder.goldens(job.env_id, job.seed, record)
         return self.goldens[key]
+
+    def _record_goldens(self, job: EpisodeJob, into: Path) -> None:
+        """Put the golden traces into ``into``: linked from the cache's entry (recorded into
+        the cache first when it has none), or recorded there when the cache cannot serve."""
+
+        def record(folder: Path) -> None:  # on the clean env, made only when recording
+            clean = self.env(job.env_id, "both", "")
+            golden_traces(clean, job.seed, folder, screenshots=job.screenshots)
+
+        cache = self._cache(job.golden_cache)
+        unwrapped: Any = self.env(job.env_id, job.obs_mode, job.perturbations).unwrapped
+        key = golden_key(
+            unwrapped.task_spec, job.seed, screenshots=job.screenshots, viewport=unwrapped.viewport
+        )
+        if cache is not None and key is not None:
+            try:
+                link_tree(cache.lookup(key) or cache.store(key, record), into)
+                return
+            except OSError as exc:  # read-only, full: go on without the cache
+                self._caches[str(cache.root)] = None
+                _log.warning(
+                    "webharness: the golden-trace cache %s cannot be used (%s); this worker "
+                    "records golden traces in the run folder instead (--no-golden-cache "
+                    "stops using it, --golden-cache DIR names another folder)",
+                    cache.root,
+                    exc,
+                )
+        record(into)
+
+    def _cache(self, folder: str | None) -> GoldenCache | None:
+        """The golden-trace cache in ``folder``; None when off, or when it failed here."""
+        if folder is None:
+            return None
+        if folder not in self._caches:
+            self._caches[folder] = GoldenCache(folder)
+        return self._caches[folder]
 
     def close(self) -> None:
         """Close the envs, and the browser unless something else keeps it."""
@@ -237,6 +296,17 @@ def _make_agent(label: str, run_options: dict[str, Any]) -> Any:
 
     name, options = made_with(label, run_options)
     return load_agent(name, **options)
+
+
+def _telling_steps(attempt: EvalAttempt) -> set[int]:
+    """The steps whose frames tell what happened: the first and the last, and each of the
+    failure, first divergence and decisive steps with the step before and after it."""
+    marks = [attempt.failure_step, attempt.first_divergence_step, attempt.decisive_step]
+    steps = {0, attempt.steps}
+    for mark in marks:
+        if mark is not None:
+            steps |= {mark - 1, mark, mark + 1}
+    return steps
 
 
 def _save_transcript(agent: Any, trace_dir: Path) -> None:

@@ -1,0 +1,118 @@
+"""The golden-trace cache: keys that change with what determines the traces, entries that
+are whole or absent, damage that is found, and a size bound."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from webharness.golden.cache import GoldenCache, golden_key, link_tree
+from webharness.spec.catalogue import get_task
+
+FORM = get_task("WebEval/form-v0")
+
+
+def key(spec=FORM, seed=0, screenshots=True, viewport=(1280, 720)) -> str | None:
+    return golden_key(spec, seed, screenshots=screenshots, viewport=viewport)
+
+
+def recording(text: str):
+    def record(folder: Path) -> None:
+        (folder / "main").mkdir(parents=True)
+        (folder / "main" / "steps.jsonl").write_text(text)
+        (folder / "main" / "step_0000.webp").write_bytes(text.encode() * 10)
+
+    return record
+
+
+def test_the_key_changes_with_each_thing_that_makes_the_traces_and_only_with_them():
+    base = key()
+    assert key() == base  # the same inputs, the same key
+    others = {
+        key(seed=1),
+        key(screenshots=False),
+        key(viewport=(800, 600)),
+        key(spec=FORM.model_copy(update={"instruction": FORM.instruction + "!"})),
+        key(spec=get_task("WebEval/login-v0")),
+    }
+    assert base not in others and len(others) == 5
+
+
+def test_the_key_follows_the_bytes_of_the_site(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<button>Save</button>")
+    spec = FORM.model_copy(update={"site": str(site)})
+    before = key(spec=spec)
+    (site / "index.html").write_text("<button>Store</button>")
+    assert key(spec=spec) != before
+
+
+def test_an_app_of_ones_own_or_a_random_instance_is_not_cached():
+    assert key(spec=FORM.model_copy(update={"start_url": "http://127.0.0.1:5173/"})) is None
+    assert key(seed=None) is None
+
+
+def test_a_stored_entry_is_found_and_linked_into_a_run(tmp_path):
+    cache = GoldenCache(tmp_path / "cache")
+    entry = cache.store("k1", recording("one"))
+    assert cache.lookup("k1") == entry
+    link_tree(entry, tmp_path / "run" / "seed-0")
+    linked = tmp_path / "run" / "seed-0" / "main" / "steps.jsonl"
+    assert linked.read_text() == "one" and linked.stat().st_nlink == 2  # no second copy
+    assert not (tmp_path / "run" / "seed-0" / "entry.json").exists()
+
+
+def test_a_damaged_entry_is_dropped_never_used(tmp_path):
+    cache = GoldenCache(tmp_path)
+    entry = cache.store("k1", recording("one"))
+    (entry / "main" / "steps.jsonl").write_text("two")  # same size class, other bytes
+    assert cache.lookup("k1") is None and not entry.exists()
+    entry = cache.store("k2", recording("one"))
+    (entry / "main" / "extra.json").write_text("{}")
+    assert cache.lookup("k2") is None
+    entry = cache.store("k3", recording("one"))
+    (entry / "entry.json").write_text("{not json")
+    assert cache.lookup("k3") is None
+
+
+def test_an_entry_another_process_stored_first_is_kept(tmp_path):
+    cache = GoldenCache(tmp_path)
+    first = cache.store("k1", recording("first"))
+    second = cache.store("k1", recording("second"))
+    assert second == first and (first / "main" / "steps.jsonl").read_text() == "first"
+    assert [p.name for p in tmp_path.iterdir()] == ["k1"]  # the second recording is gone
+
+
+def test_a_recording_that_fails_leaves_nothing(tmp_path):
+    def fail(folder: Path) -> None:
+        recording("half")(folder)
+        raise RuntimeError("the browser crashed")
+
+    cache = GoldenCache(tmp_path)
+    with pytest.raises(RuntimeError):
+        cache.store("k1", fail)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_least_recently_used_entries_go_first_over_the_bound(tmp_path):
+    cache = GoldenCache(tmp_path, max_bytes=10**9)
+    for n, name in enumerate(["a", "b", "c"]):
+        cache.store(name, recording(name * 100))
+        os.utime(tmp_path / name / "entry.json", (n, n))
+    cache.lookup("a")  # used now: the most recent
+    size = cache.entries()[0].size_bytes
+    removed = cache.prune(2 * size)
+    assert [e.key for e in removed] == ["b"]
+    assert sorted(e.key for e in cache.entries()) == ["a", "c"]
+    assert [e.key for e in cache.clear()] == ["c", "a"] and cache.entries() == []
+
+
+def test_every_entry_records_the_digest_of_each_of_its_files(tmp_path):
+    entry = GoldenCache(tmp_path).store("k1", recording("one"))
+    listed = json.loads((entry / "entry.json").read_text())
+    assert listed["key"] == "k1"
+    assert sorted(listed["files"]) == ["main/step_0000.webp", "main/steps.jsonl"]

@@ -1,0 +1,95 @@
+"""The runner's golden traces come from the cache: recorded once for every agent and run,
+and a cache that is read-only, full or damaged never stops a run or gives it a wrong
+golden trace."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+import webharness.runner.worker as worker_module
+from tests.runner.conftest import run
+from tests.support.mounts import mounted
+from webharness.golden.cache import GoldenCache
+from webharness.runner import RunFolder
+
+GRID = dict(agents=["oracle"], tasks=["form"], seeds=[0], screenshots=True)
+SCORED = ("passed", "failure_code", "fidelity", "progress_rate", "first_divergence_step")
+
+
+@pytest.fixture
+def recordings(monkeypatch) -> list[int]:
+    """How many times golden traces were recorded (one count per task and seed)."""
+    counted: list[int] = []
+    record = worker_module.golden_traces
+
+    def counting(*args, **kwargs):
+        counted.append(1)
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(worker_module, "golden_traces", counting)
+    return counted
+
+
+def outcomes(run_dir: Path) -> list[tuple]:
+    return [tuple(getattr(a, f) for f in SCORED) for a in RunFolder(run_dir).read_attempts()]
+
+
+def golden_files(run_dir: Path) -> dict[str, bytes]:
+    root = RunFolder(run_dir).golden_root
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_another_agent_and_another_run_record_no_golden_trace_again(browser, tmp_path, recordings):
+    cache = tmp_path / "cache"
+    run(tmp_path / "first", **GRID, golden_cache=str(cache))
+    assert len(recordings) == 1 and len(GoldenCache(cache).entries()) == 1
+    run(tmp_path / "second", **{**GRID, "agents": ["heuristic"]}, golden_cache=str(cache))
+    assert len(recordings) == 1  # nothing recorded again
+    first, second = golden_files(tmp_path / "first"), golden_files(tmp_path / "second")
+    assert first == second and len(first) > 4
+    linked = next((RunFolder(tmp_path / "second").golden_root).rglob("steps.jsonl"))
+    assert linked.stat().st_nlink == 3  # the cache's file, in both runs: no copies
+    shutil.rmtree(cache)  # a run keeps its golden traces without the cache
+    assert main_score(tmp_path / "second") == outcomes(tmp_path / "second")
+
+
+def main_score(run_dir: Path) -> list[tuple]:
+    from webharness.runner import score_run
+
+    return [tuple(getattr(a, f) for f in SCORED) for a in score_run(RunFolder(run_dir))]
+
+
+@pytest.mark.parametrize("options", ["ro", "size=12k"])
+def test_a_cache_that_cannot_be_written_is_named_and_the_run_records_its_own(
+    browser, tmp_path, recordings, caplog, options
+):
+    run(tmp_path / "plain", **GRID, golden_cache=None)
+    with mounted(tmp_path / "cache", options) as cache:
+        with caplog.at_level(logging.WARNING, logger="webharness.runner.worker"):
+            run(tmp_path / "run", **GRID, golden_cache=str(cache))
+    assert f"golden-trace cache {cache} cannot be used" in caplog.text
+    assert outcomes(tmp_path / "run") == outcomes(tmp_path / "plain")
+    assert golden_files(tmp_path / "run").keys() == golden_files(tmp_path / "plain").keys()
+
+
+def test_a_damaged_entry_is_recorded_again_never_used(browser, tmp_path, recordings):
+    cache = tmp_path / "cache"
+    run(tmp_path / "first", **GRID, golden_cache=str(cache))
+    (entry,) = GoldenCache(cache).entries()
+    steps = next(entry.folder.rglob("steps.jsonl"))
+    steps.unlink()  # the run's hard link keeps its own copy of the bytes
+    steps.write_text(steps.parent.joinpath("meta.json").read_text())  # a wrong file there
+    run(tmp_path / "second", **GRID, golden_cache=str(cache))
+    assert len(recordings) == 2
+    assert outcomes(tmp_path / "second") == outcomes(tmp_path / "first")
+    assert golden_states(tmp_path / "second") == golden_states(tmp_path / "first")
+
+
+def golden_states(run_dir: Path) -> list[list[dict]]:
+    """What a golden trace says of the task, step by step (its timings left out)."""
+    traces = RunFolder(run_dir).load_goldens("WebEval/form-v0", 0)
+    return [[s.model_dump(exclude={"timings_ms"}) for s in t.steps] for t in traces]
