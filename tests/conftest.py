@@ -4,6 +4,8 @@ after use. Helpers a test imports live in ``tests/support/``."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 
 import webharness  # noqa: F401  (registers the WebEval/* ids)
 from webharness.browser.host import BROWSER_ENV_VAR
+from webharness.golden.cache import CACHE_DIR_ENV
 
 # What a test outside the ``browser`` mark finds as its Chromium (the error names it).
 NOT_MARKED_BROWSER = "/no-browser: this test is not marked browser; request the `browser` fixture"
@@ -28,11 +31,24 @@ LONGEST_FIRST = (
 )
 
 
+_SESSION_CACHE: list[str] = []  # the golden-trace cache this session made (removed at its end)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # A lane without browser tests fails any launch at all, even from a module's fixture
     # that a test uses without asking for ``browser`` (so the mark is checked there too).
     if "not browser" in (config.getoption("markexpr") or ""):
         os.environ[BROWSER_ENV_VAR] = NOT_MARKED_BROWSER
+    # Runs share one golden-trace cache for the session, not the user's: made by the
+    # controlling process, whose environment the xdist workers and the CLI runs inherit.
+    if not os.environ.get(CACHE_DIR_ENV):
+        _SESSION_CACHE.append(tempfile.mkdtemp(prefix="webharness-golden-cache-"))
+        os.environ[CACHE_DIR_ENV] = _SESSION_CACHE[0]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for folder in _SESSION_CACHE:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks set here
