@@ -116,3 +116,11 @@ def test_every_entry_records_the_digest_of_each_of_its_files(tmp_path):
     listed = json.loads((entry / "entry.json").read_text())
     assert listed["key"] == "k1"
     assert sorted(listed["files"]) == ["main/step_0000.webp", "main/steps.jsonl"]
+
+
+def test_a_task_without_golden_paths_is_an_empty_entry_linked_as_an_empty_folder(tmp_path):
+    cache = GoldenCache(tmp_path / "cache")
+    entry = cache.store("k1", lambda folder: None)  # nothing to record
+    assert cache.lookup("k1") == entry
+    link_tree(entry, tmp_path / "run" / "seed-0")
+    assert list((tmp_path / "run" / "seed-0").iterdir()) == []

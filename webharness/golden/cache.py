@@ -127,6 +127,7 @@ class GoldenCache:
         self.root.mkdir(parents=True, exist_ok=True)
         building = self.root / f".building-{key[:16]}-{uuid.uuid4().hex[:8]}"
         try:
+            building.mkdir()  # a task without golden paths records nothing: an empty entry
             record(building)
             files = {str(p.relative_to(building)): _file_digest(p) for p in _files(building)}
             write_atomic(building / ENTRY, json.dumps({"key": key, "files": files}).encode())
@@ -182,6 +183,7 @@ def link_tree(source: Path, target: Path) -> None:
     the file system allows, else as copies. ``target`` appears whole or not at all."""
     partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.partial")
     try:
+        partial.mkdir(parents=True)
         for path in _files(source):
             relative = path.relative_to(source)
             if relative.name == ENTRY and len(relative.parts) == 1:
