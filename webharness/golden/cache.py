@@ -221,12 +221,22 @@ def _file_digest(path: Path) -> str:
 
 
 def _tree_digest(folder: Path) -> str:
-    """The SHA-256 of a folder's file names and contents (empty when there is no folder)."""
-    digest = hashlib.sha256()
-    for path in _files(folder) if folder.is_dir() else ():
-        digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    """The SHA-256 of a folder's file names and contents (empty when there is no folder).
+
+    Kept per process while no file's size or modification time changes: a pack's site
+    (MiniWoB++'s 1,400 files) is hashed once, an edited site again."""
+    files = list(_files(folder)) if folder.is_dir() else []
+    listing = tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    if listing not in _TREE_DIGESTS:
+        digest = hashlib.sha256()
+        for path in files:
+            digest.update(str(path.relative_to(folder)).encode() + b"\0")
+            digest.update(path.read_bytes())
+        _TREE_DIGESTS[listing] = digest.hexdigest()
+    return _TREE_DIGESTS[listing]
+
+
+_TREE_DIGESTS: dict[tuple[tuple[str, int, int], ...], str] = {}
 
 
 _LIBRARY_DIGEST: list[str] = []  # computed once per process
