@@ -1,4 +1,4 @@
-"""The suite's fixtures and hooks: the browser mark, a kept browser per module, envs closed
+"""The suite's fixtures and hooks: the browser mark, a kept browser per session, envs closed
 after use. Helpers a test imports live in ``tests/support/``."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import gymnasium as gym
@@ -66,18 +67,44 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=rank)  # stable: the rest keep their order
 
 
-@pytest.fixture(scope="module")
-def browser(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Chromium for the tests that need one: a module's envs share one kept browser (a
-    launch per module, not per env). Every test that needs it gets the ``browser`` mark.
+class KeptBrowser:
+    """The session's Chromium, kept open from the first module that needs it to the end:
+    a launch per test process, not per module (≈0.5 s each, for some 60 modules)."""
 
-    A module that counts browser processes itself is marked ``own_browser`` and opts out.
+    def __init__(self) -> None:
+        self._kept: ExitStack | None = None
+
+    def hold(self) -> None:
+        if self._kept is None:
+            self._kept = ExitStack()
+            self._kept.enter_context(webharness.keep_browser())
+
+    def release(self) -> None:
+        if self._kept is not None:
+            self._kept.close()
+            self._kept = None
+
+
+@pytest.fixture(scope="session")
+def _kept_browser() -> Iterator[KeptBrowser]:
+    kept = KeptBrowser()
+    yield kept
+    kept.release()
+
+
+@pytest.fixture(scope="module")
+def browser(request: pytest.FixtureRequest, _kept_browser: KeptBrowser) -> Iterator[None]:
+    """Chromium for the tests that need one: the session's envs share one kept browser.
+    Every test that needs it gets the ``browser`` mark.
+
+    A module that counts browser processes itself is marked ``own_browser``: the kept
+    browser is closed before it, and it launches its own.
     """
     if request.node.get_closest_marker("own_browser"):
-        yield
-        return
-    with webharness.keep_browser():
-        yield
+        _kept_browser.release()
+    else:
+        _kept_browser.hold()
+    yield
 
 
 @pytest.fixture(autouse=True)
