@@ -25,6 +25,7 @@ NOT_MARKED_BROWSER = "/no-browser: this test is not marked browser; request the 
 # --no-loadscope-reorder), so the two workers finish together instead of one of them
 # ending the run alone with the last long one.
 LONGEST_FIRST = (
+    "miniwob/test_check_env.py",
     "tasks/test_golden_paths.py",
     "diagnosis/test_failure_suite.py",
     "reliability/test_soak.py",

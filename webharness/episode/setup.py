@@ -151,11 +151,9 @@ async def start_page_episode(
     """Start the episode of a page that runs its own task, once it has loaded; returns the
     goal it states (None when the spec reads none)."""
     await session.page.wait_for_load_state("load", timeout=timeout_ms)
-    await session.page.evaluate(f"() => {{ {start.script}\n}}")
-    if start.goal is None:
-        return None
-    goal = await session.page.evaluate(f"() => ({start.goal})")
-    return " ".join(str(goal).split())
+    goal = start.goal if start.goal is not None else "null"
+    stated = await session.page.evaluate(f"() => {{ {start.script}\n; return ({goal}); }}")
+    return None if stated is None else " ".join(str(stated).split())
 
 
 def _action(step: GoldenStep | str | None, state: SemanticState) -> Any:

@@ -145,6 +145,7 @@ class RunFolder:
         scratch = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
         shutil.rmtree(scratch, ignore_errors=True)
         record(scratch)
+        scratch.mkdir(parents=True, exist_ok=True)  # a task without golden paths: none, kept
         try:
             os.rename(scratch, folder)
         except OSError:
