@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import io
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,27 +55,41 @@ class Shot:
 
 
 class ScreenshotSheet:
-    """The pictures of one page, each added once; ``css()`` is the stylesheet that holds them."""
+    """The pictures of one page, each added once; ``css()`` is the stylesheet that holds them.
+
+    A picture is known by its file's bytes when added (a golden frame hard-linked into two
+    runs, the same start page in every episode); it is encoded when the stylesheet is made,
+    all pictures at once on a thread per core (Pillow lets go of the GIL while it decodes,
+    scales and encodes).
+    """
 
     def __init__(self, width: int = EMBED_WIDTH, quality: int = JPEG_QUALITY) -> None:
         self._width, self._quality = width, quality
-        self._shots: dict[str, Shot] = {}  # by data URI: the same picture, the same class
+        self._shots: dict[str, tuple[str, Shot]] = {}  # by the file's digest: its path, its shot
 
     def add(self, path: Path) -> Shot | None:
         """The picture at ``path`` on this page; None when the file cannot be read."""
-        encoded = encode_jpeg(str(path), self._width, self._quality)
-        if encoded is None:
+        try:
+            digest = hashlib.sha1(path.read_bytes()).hexdigest()
+            if digest not in self._shots:
+                with Image.open(path) as image:  # reads the header only
+                    size = image.size
+                shot = Shot(f"s{len(self._shots)}", *size)
+                self._shots[digest] = (str(path), shot)
+        except OSError:  # missing or unreadable file: the timeline shows a placeholder
             return None
-        uri, width, height = encoded
-        if uri not in self._shots:
-            self._shots[uri] = Shot(f"s{len(self._shots)}", width, height)
-        return self._shots[uri]
+        return self._shots[digest][1]
 
     def css(self) -> str:
-        """One rule per picture, in the order they were added."""
+        """One rule per picture, in the order they were added (none for one that turned out
+        unreadable when encoded)."""
+        paths = [path for path, _ in self._shots.values()]
+        with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+            encoded = list(pool.map(lambda p: encode_jpeg(p, self._width, self._quality), paths))
         return "\n".join(
-            f".{shot.css_class}{{--ar:{shot.aspect};--w:{shot.width}px;background-image:url({uri})}}"
-            for uri, shot in self._shots.items()
+            f".{shot.css_class}{{--ar:{shot.aspect};--w:{shot.width}px;background-image:url({e[0]})}}"
+            for (_, shot), e in zip(self._shots.values(), encoded)
+            if e is not None
         )
 
 
