@@ -4,6 +4,7 @@
 #
 #   browsergym  browsergym-core==0.14.3 (pins an old Playwright; launched on the system
 #               Chromium by bench_peers' driver: Playwright's browser download is not used)
+#               and browsergym-miniwob==0.14.3 (its MiniWoB++ envs, for bench_miniwob.py)
 #   miniwob     miniwob (Selenium + chromedriver; its package ships the task HTML pages)
 #
 # Skips what is already set up. Needs: python3 with venv, apt-get (for chromium-driver).
@@ -43,7 +44,7 @@ else
   echo "[setup] chromedriver: $(command -v chromedriver)"
 fi
 
-make_venv browsergym browsergym.core "browsergym-core==0.14.3"
+make_venv browsergym browsergym.miniwob "browsergym-core==0.14.3" "browsergym-miniwob==0.14.3"
 make_venv miniwob miniwob miniwob
 
 echo "[setup] done: $(ls "$VENVS")"
