@@ -67,6 +67,7 @@ PAGE_AGENT_PARTS = (
     "settle",  # navigations, downloads refused, settle and waitForChange
     "roles",  # roles, visibility and states
     "names",  # accessible names (accname)
+    "generated",  # the text of ::before and ::after, asked only where rules can give it
     "refs",  # refs handed out and looked up
     "snapshot",  # the one-pass snapshot
     "act",  # locating, focusing, selecting and scrolling for actions
@@ -194,6 +195,7 @@ class PageSession:
         if frame is self.page.main_frame:
             self.navigations += 1
             self.world.new_document()
+            self._scripts.forget()
             self._navigated.set()
 
     async def navigated_since(self, count: int, timeout_s: float) -> bool:

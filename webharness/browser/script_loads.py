@@ -30,6 +30,8 @@ class ScriptLoads:
         page.on("requestfailed", self._on_end)
 
     def _on_request(self, request: Request) -> None:
+        if request.redirected_from is not None:  # a redirect's hop ends in its next one
+            self._on_end(request.redirected_from)
         if request.resource_type == "script":
             self.started += 1
             self._in_flight.add(request)
@@ -39,6 +41,11 @@ class ScriptLoads:
         self._in_flight.discard(request)
         if not self._in_flight:
             self._idle.set()
+
+    def forget(self) -> None:
+        """A new document: the old one's scripts in flight no longer load into anything."""
+        self._in_flight.clear()
+        self._idle.set()
 
     def since(self, started: int) -> bool:
         """Whether a script was requested since ``started`` or one is still in flight."""

@@ -5,6 +5,7 @@
 const TEXT_INPUTS = new Set(["text", "email", "tel", "url", "password", "search", "number", ""]);
 const RANGE_ROLES = new Set(["slider", "spinbutton", "scrollbar", "progressbar", "meter"]);
 const MAX_NAME = 200;
+const NOT_BLANK = /\S/;
 const NO_NAME = Symbol("no name"); // a native label that ends the computation empty
 
 const nameOf = (el, role) => {
@@ -12,9 +13,24 @@ const nameOf = (el, role) => {
   return name.length > MAX_NAME ? name.slice(0, MAX_NAME) : name;
 };
 
-// The text a node contributes to the name being computed (the spec's steps 2A-2I).
+// What an element gives a name from content does not depend on whose name it is (but
+// inside a label, whose control it leaves out): one pass computes it once per element, so
+// a row's name and then each of its cells' cost the row's text once.
+let contentCache = null;
 const nameStep = (node, ctx, mode, role) => {
   if (node.nodeType === Node.TEXT_NODE) return mode.recursing ? node.textContent : "";
+  if (contentCache && mode.recursing && !mode.labelledBy && !mode.hiddenOk && !ctx.label) {
+    const known = contentCache.get(node);
+    if (known !== undefined) return known;
+    const text = computeStep(node, ctx, mode, role);
+    contentCache.set(node, text);
+    return text;
+  }
+  return computeStep(node, ctx, mode, role);
+};
+
+// The text a node contributes to the name being computed (the spec's steps 2A-2I).
+const computeStep = (node, ctx, mode, role) => {
   if (node.nodeType !== Node.ELEMENT_NODE || ctx.visited.has(node)) return "";
   ctx.visited.add(node);
   if (isHidden(node) && !mode.hiddenOk) return ""; // 2A
@@ -28,7 +44,8 @@ const nameStep = (node, ctx, mode, role) => {
   }
   const self = node === ctx.root;
   if (mode.recursing && !mode.labelledBy && self) return ""; // a control inside its own label
-  const nodeRole = role === undefined ? roleOf(node) : role;
+  // Below the root only a control's role matters (2C): most nodes are plain elements.
+  const nodeRole = role !== undefined ? role : !mode.recursing || mayEmbed(node) ? roleOf(node) : null;
   if (mode.recursing && !self) { // 2C: an embedded control gives its value
     const embedded = embeddedValue(node, nodeRole);
     if (embedded !== null) return embedded;
@@ -40,7 +57,7 @@ const nameStep = (node, ctx, mode, role) => {
   if (native) return native;
   if (mode.recursing || NAME_FROM_CONTENT.has(nodeRole)) { // 2F
     const content = contentText(node, ctx, mode);
-    if (squash(content)) return content;
+    if (NOT_BLANK.test(content)) return content;
   }
   return nativeFallback(node); // 2I: tooltip, placeholder
 };
@@ -51,6 +68,9 @@ const labelledByText = (target, ctx, mode) => {
   const inner = { root: ctx.root, visited: target === ctx.root ? new Set() : ctx.visited };
   return nameStep(target, inner, { recursing: true, labelledBy: true, hiddenOk: mode.hiddenOk || isHiddenDeep(target) });
 };
+
+const mayEmbed = (node) => node.hasAttribute("role") || node.isContentEditable || EMBEDDABLE_TAGS.has(node.tagName);
+const EMBEDDABLE_TAGS = new Set(["INPUT", "TEXTAREA", "SELECT"]);
 
 const embeddedValue = (node, role) => {
   if (node.tagName === "INPUT" && TEXT_INPUTS.has(node.type)) return node.value;
@@ -81,9 +101,9 @@ const nativeName = (node, ctx) => {
   if (node.labels && node.labels.length && tag !== "BUTTON") {
     // Labels that are not rendered name nothing, and, as in Chromium, the field then
     // has no name from its title or placeholder either.
-    const shown = Array.from(node.labels).filter((label) => !isHiddenDeep(label));
+    const shown = Array.from(node.labels).filter(isRendered);
     if (!shown.length) return NO_NAME;
-    const text = squash(shown.map((label) => nameStep(label, ctx, { recursing: true, labelledBy: false, hiddenOk: false })).join(" "));
+    const text = squash(shown.map((label) => nameStep(label, { ...ctx, label: true }, { recursing: true, labelledBy: false, hiddenOk: false })).join(" "));
     if (text) return text;
   }
   if (tag === "IMG" || tag === "AREA") return node.getAttribute("alt") || "";
@@ -99,6 +119,10 @@ const nativeName = (node, ctx) => {
   }
   return "";
 };
+
+// A label Chromium names with: rendered (checked natively: no walk up its ancestors'
+// styles) and not under aria-hidden.
+const isRendered = (label) => label.checkVisibility({ visibilityProperty: true }) && !flatClosest(label, "[aria-hidden='true']");
 
 const nativeFallback = (node) => {
   const title = squash(node.getAttribute("title"));
@@ -126,24 +150,14 @@ const contentText = (node, ctx, mode) => {
 
 // Text as it is rendered, and as Chromium names with it: CSS text-transform applied.
 const transformed = (text, el) => {
-  const transform = el.nodeType === Node.ELEMENT_NODE ? styleOf(el).transform : "none";
+  if (el.nodeType !== Node.ELEMENT_NODE) return text;
+  const info = styleOf(el);
+  if (info.transform === undefined) info.transform = info.style ? info.style.textTransform : "none";
+  const transform = info.transform;
   if (transform === "uppercase") return text.toUpperCase();
   if (transform === "lowercase") return text.toLowerCase();
   if (transform === "capitalize") return text.replace(/(^|\s)(\S)/g, (m, space, first) => space + first.toUpperCase());
   return text;
-};
-
-// The text of a ::before or ::after (an icon font's glyph, a required field's "*"), which
-// Chromium names with: the quoted strings of its content.
-const generated = (el, pseudo) => {
-  const info = styleOf(el);
-  const key = pseudo === "::before" ? "before" : "after";
-  if (info[key] === undefined) {
-    const content = el.ownerDocument.defaultView.getComputedStyle(el, pseudo).content;
-    info[key] = !content || content === "none" || content === "normal" ? ""
-      : Array.from(content.matchAll(/"((?:[^"\\]|\\.)*)"/g), (m) => m[1].replace(/\\(.)/g, "$1")).join("");
-  }
-  return info[key];
 };
 
 // An element's rendered text over the flat tree (alerts, a custom combobox's value).

@@ -87,11 +87,15 @@ const styleOf = (el) => {
 const computeStyleInfo = (el) => {
   if (SKIPPED_TAGS.has(el.tagName) || el.getAttribute("aria-hidden") === "true" || el.inert
     || el.getAttribute("hidden") === "until-found") {
-    return { hidden: true, inline: false, transform: "none" };
+    return { hidden: true, inline: false, style: null };
   }
+  // Each property read of a computed style costs; read each once, the rest when asked.
   const style = el.ownerDocument.defaultView.getComputedStyle(el);
-  const hidden = style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse";
-  return { hidden, inline: style.display.startsWith("inline") || style.display === "contents", transform: style.textTransform };
+  const display = style.display;
+  if (display === "none") return { hidden: true, inline: false, style };
+  const visibility = style.visibility;
+  const hidden = visibility === "hidden" || visibility === "collapse";
+  return { hidden, inline: display.startsWith("inline") || display === "contents", style };
 };
 const isHidden = (el) => styleOf(el).hidden;
 

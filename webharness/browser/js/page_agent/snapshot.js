@@ -4,7 +4,9 @@ const MAX_TEXT = 20000;
 
 const snapshot = (options) => {
   styleCache = new Map();
-  try { return snapshotPass(options); } finally { styleCache = null; }
+  contentCache = new Map();
+  scopePass += 1;
+  try { return snapshotPass(options); } finally { styleCache = null; contentCache = null; }
 };
 
 // The observation's budget, in tree lines: past half of it the walk keeps to what the
