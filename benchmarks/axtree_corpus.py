@@ -1,0 +1,108 @@
+"""The pages ``bench_axtree.py`` measures: each a task spec and the paths played on it,
+the tree compared with Chromium's at the start and after every step.
+
+- the built-in scenarios, along their first golden path (seed 0);
+- the suite's own pages for each case of issue #16 (tests/fixtures/modern_site), with a
+  few steps that open what starts closed;
+- demo pages of two component libraries from npm that use shadow DOM, Shoelace and Ionic
+  (tests/fixtures/components_site, installed by scripts/setup_components.sh), along the
+  tasks' golden paths and paths that open their dialogs, selects, tabs and details.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from webharness import load_task
+from webharness.spec.catalogue import get_task, task_names
+from webharness.spec.steps import GoldenPath
+from webharness.spec.task_spec import TaskSpec
+
+FIXTURES = Path(__file__).parents[1] / "tests" / "fixtures"
+LIBRARIES = FIXTURES / "components_site" / "node_modules"
+
+
+@dataclass(frozen=True)
+class Page:
+    """A task spec and the path the oracle plays on it (None: its first golden path)."""
+
+    label: str
+    spec: TaskSpec
+    path: str | None = None
+
+
+def _click(role: str, name: str) -> dict[str, Any]:
+    return {"action": "click", "target": {"role": role, "name": name}}
+
+
+def _with_paths(spec: TaskSpec, paths: dict[str, list[dict[str, Any]]]) -> TaskSpec:
+    extra = [GoldenPath.model_validate({"id": id_, "steps": steps}) for id_, steps in paths.items()]
+    return spec.model_copy(update={"golden_paths": [*spec.golden_paths, *extra]})
+
+
+def _own_page(page: str, steps: list[dict[str, Any]]) -> TaskSpec:
+    spec = TaskSpec.model_validate(
+        {
+            "id": "modern_" + page.removesuffix(".html"),
+            "category": "benchmark",
+            "instruction": f"Look at {page}.",
+            "site": str(FIXTURES / "modern_site"),
+            "start_page": f"/{page}",
+            "success": {"kind": "text", "text": "never shown"},
+            "golden_paths": [{"id": "look", "steps": [*steps, {"action": "done"}]}],
+        }
+    )
+    return spec
+
+
+def builtin_pages() -> list[Page]:
+    return [Page(f"builtin/{name}", get_task(name)) for name in task_names()]
+
+
+def own_pages() -> list[Page]:
+    opened = {
+        "shadow.html": [_click("button", "Team Choose…"), _click("button", "Show tip")],
+        "hidden.html": [_click("button", "More details")],
+        "frames.html": [_click("button", "Apply voucher")],
+        "motion.html": [_click("button", "Close welcome")],
+        "modal.html": [_click("button", "Open settings")],
+        "names.html": [_click("button", "Fine print")],
+    }
+    return [Page(f"own/{page}", _own_page(page, steps)) for page, steps in opened.items()]
+
+
+def library_pages() -> list[Page]:
+    for package in ("@shoelace-style/shoelace", "@ionic/core"):
+        if not (LIBRARIES / package).is_dir():
+            raise SystemExit(
+                f"{package} is missing from {LIBRARIES}: run scripts/setup_components.sh"
+            )
+    tasks = FIXTURES / "components_tasks"
+    shoelace = _with_paths(
+        load_task(tasks / "shoelace.yaml"),
+        {
+            "explore": [
+                _click("button", "Help"),
+                _click("button", "Got it"),
+                _click("tab", "Pricing"),
+                _click("button", "Frequently asked"),
+                {"action": "done"},
+            ]
+        },
+    )
+    ionic = _with_paths(
+        load_task(tasks / "ionic.yaml"),
+        {"explore": [_click("button", "Language, Choose one"), {"action": "done"}]},
+    )
+    return [
+        Page("shoelace/form", shoelace),
+        Page("shoelace/explore", shoelace, "explore"),
+        Page("ionic/settings", ionic),
+        Page("ionic/explore", ionic, "explore"),
+    ]
+
+
+def corpus() -> list[Page]:
+    return builtin_pages() + own_pages() + library_pages()
