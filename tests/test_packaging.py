@@ -226,3 +226,4 @@ def test_every_scenario_resets_and_the_oracle_passes_it_from_the_wheel(
     assert outcomes.pop("package").startswith(str(fresh_venv))
     assert len(outcomes) >= 12 and all(outcomes.values()), outcomes
     assert outcomes["NotesPack/notes-v0"] and outcomes["Called/notes-v0"]  # the pack's too
+    assert outcomes["WebEval/miniwob.click-test-v0"]  # the MiniWoB++ pack, from the wheel
