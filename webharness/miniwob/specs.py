@@ -2,8 +2,8 @@
 ``WebEval/miniwob.<task>-v0``, served from the library's own ``html`` folder on our origin.
 
 Each episode loads the task's page, then starts its episode the way MiniWoB++'s own
-``reset(seed=N)`` does (``Math.seedrandom(N)``, ``core.startEpisodeReal()``), so a seed
-gives the same instance here as there; the page's utterance is the goal, and its own raw
+``reset(seed=N)`` does (``Math.seedrandom(N)``, ``core.startEpisodeReal()``), so one
+seed gives one instance; the page's utterance is the goal, and its own raw
 reward judges it (``page_reward``; see ``docs/miniwob.md`` for the thresholds).
 """
 

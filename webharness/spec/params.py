@@ -144,8 +144,8 @@ class TemplateParam(_Param):
 
 class SeedParam(_Param):
     """The episode's seed itself (``reset(seed=N)`` gives N), for a page that seeds its own
-    randomness (MiniWoB++'s ``Math.seedrandom``): the same instance as its own library
-    gives for that seed. Without a seed, one is drawn from the env's generator."""
+    randomness (MiniWoB++'s ``Math.seedrandom``), as its own library seeds it. Without a
+    seed, one is drawn from the env's generator."""
 
     kind: Literal["seed"] = "seed"
 
