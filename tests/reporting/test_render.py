@@ -178,7 +178,7 @@ def test_html_is_self_contained(tmp_path: Path, attempts: list[EvalAttempt]) -> 
     assert all(v and (v.startswith("data:") or v.startswith("#")) for _, _, v in links), links
     urls = re.findall(r"url\(([^)]*)\)", html)
     assert urls, "the screenshots should be in the stylesheet"
-    assert all(u.startswith(("data:image/jpeg;base64,", "#")) for u in urls), urls
+    assert all(u.startswith(("data:image/webp;base64,", "#")) for u in urls), urls
     assert "http://" not in html and "https://" not in html
     assert not [t for t, _ in tags_of(html) if t in {"script", "link", "iframe", "object"}]
 
@@ -205,8 +205,8 @@ def test_html_timeline_shows_agent_and_golden_screenshots_and_divergence(
 ) -> None:
     html = failed_timeline(tmp_path, attempts)
     shown = thumbnails(html)
-    assert image_of(html, shown["agent step 1"]).startswith("data:image/jpeg;base64,")
-    assert image_of(html, shown["golden step 1"]).startswith("data:image/jpeg;base64,")
+    assert image_of(html, shown["agent step 1"]).startswith("data:image/webp;base64,")
+    assert image_of(html, shown["golden step 1"]).startswith("data:image/webp;base64,")
     assert shown["agent step 1"] != shown["golden step 1"]  # blue and green
     divergent = [attrs for tag, attrs in tags_of(html) if "divergent" in classes(tag, attrs, "tr")]
     assert len(divergent) == 1
@@ -391,7 +391,7 @@ def test_a_thumbnail_opens_full_size_on_click_without_a_script(
         assert summary == "summary"
         assert thumb["class"] == f"thumb {zoom['class'].split()[1]}" and "zoom" in zoom["class"]
     assert "details.shot[open] .zoom { display: block; position: fixed;" in html
-    assert html.count("data:image/jpeg") == 2  # the blue agent steps and green goldens, once
+    assert html.count("data:image/webp") == 2  # the blue agent steps and green goldens, once
 
 
 def test_a_criterion_that_threw_is_shown_beside_the_failed_episode(

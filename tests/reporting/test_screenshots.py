@@ -1,4 +1,4 @@
-"""Screenshots in the HTML report: each distinct picture once, as a JPEG of bounded size."""
+"""Screenshots in the HTML report: each distinct picture once, as a WebP of bounded size."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from webharness.reporting.screenshots import EMBED_WIDTH, ScreenshotSheet, encode_jpeg
+from webharness.reporting.screenshots import EMBED_WIDTH, QUALITY, ScreenshotSheet, encode_thumbnail
 
 
 def page_like(path: Path, colour: str = "white", size: tuple[int, int] = (1280, 720)) -> Path:
@@ -25,8 +25,8 @@ def page_like(path: Path, colour: str = "white", size: tuple[int, int] = (1280, 
     return path
 
 
-def jpeg_of(uri: str) -> Image.Image:
-    assert uri.startswith("data:image/jpeg;base64,")
+def picture_of(uri: str) -> Image.Image:
+    assert uri.startswith("data:image/webp;base64,")
     return Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
 
 
@@ -37,27 +37,36 @@ def test_a_picture_is_embedded_once_however_often_and_from_wherever_it_is_shown(
     sheet = ScreenshotSheet()
     shots = [sheet.add(first), sheet.add(same), sheet.add(other), sheet.add(first)]
     assert [s.css_class for s in shots if s] == ["s0", "s0", "s1", "s0"]
-    assert sheet.css().count("background-image:url(data:image/jpeg;base64,") == 2
+    assert sheet.css().count("background-image:url(data:image/webp;base64,") == 2
 
 
-def test_the_jpeg_is_at_most_the_embed_width_and_the_shot_keeps_the_screenshot_size(tmp_path):
-    uri, width, height = encode_jpeg(str(page_like(tmp_path / "p.png")), EMBED_WIDTH, 30) or (
+def test_the_picture_is_at_most_the_embed_width_and_the_shot_keeps_the_screenshot_size(tmp_path):
+    uri, width, height = encode_thumbnail(
+        str(page_like(tmp_path / "p.png")), EMBED_WIDTH, QUALITY
+    ) or (
         "",
         0,
         0,
     )
-    picture = jpeg_of(uri)
-    assert picture.format == "JPEG" and picture.width == EMBED_WIDTH
+    picture = picture_of(uri)
+    assert picture.format == "WEBP" and picture.width == EMBED_WIDTH
     assert picture.height == round(720 * EMBED_WIDTH / 1280)
     assert (width, height) == (1280, 720)  # the enlarged view's largest size
     small = page_like(tmp_path / "small.png", size=(300, 200))
-    assert jpeg_of((encode_jpeg(str(small), EMBED_WIDTH, 30) or ("",))[0]).size == (300, 200)
+    assert picture_of((encode_thumbnail(str(small), EMBED_WIDTH, QUALITY) or ("",))[0]).size == (
+        300,
+        200,
+    )
 
 
 def test_a_page_sized_screenshot_costs_a_few_kilobytes(tmp_path):
     # 36 episodes show ~95 distinct pictures: under 10 kB each keeps the page under 1.5 MB.
-    uri, _, _ = encode_jpeg(str(page_like(tmp_path / "p.png")), EMBED_WIDTH, 30) or ("", 0, 0)
-    assert len(uri) < 10_000  # base64: 7.5 kB of JPEG
+    uri, _, _ = encode_thumbnail(str(page_like(tmp_path / "p.png")), EMBED_WIDTH, QUALITY) or (
+        "",
+        0,
+        0,
+    )
+    assert len(uri) < 10_000  # base64: 7.5 kB
 
 
 def test_an_unreadable_screenshot_gives_no_shot(tmp_path):

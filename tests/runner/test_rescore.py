@@ -72,7 +72,7 @@ def test_the_html_report_renders_in_a_browser_without_errors(browser, finished_r
     assert errors == []
     assert charts >= 2 and thumbnails > 0 and visible  # success by category, steps
     assert box is not None and (box["width"], box["height"]) == (1280, 720)  # the viewport
-    assert picture.startswith('url("data:image/jpeg;base64,') and closed
+    assert picture.startswith('url("data:image/webp;base64,') and closed
     assert paths["markdown"].read_text().startswith("#")
 
 

@@ -1,7 +1,7 @@
 """Run reports: ``summary.json``, ``report.md`` and one self-contained ``report.html``.
 
 The HTML page opens offline from disk: CSS inline, charts as inline SVG, screenshots as
-JPEG data in the stylesheet, each picture once (``screenshots``), no JavaScript (collapsing
+WebP data in the stylesheet, each picture once (``screenshots``), no JavaScript (collapsing
 and enlarging use ``<details>``). Episode timelines (``timelines``) show each agent step
 beside the golden step it was aligned to, the first divergence marked. Both pages list
 every failed episode with its diagnosis and trace folder, and, for a run with splits,
