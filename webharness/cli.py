@@ -97,21 +97,21 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         screenshots=not args.no_screenshots,
         frames=args.frames,
         keep_frames=args.keep_frames.replace("-", "_"),
-        golden_cache=_golden_cache(args),
+        **_golden_cache(args),
         log_prompts=args.log_prompts,
         playwright_trace=args.playwright_trace,
     )
 
 
-def _golden_cache(args: argparse.Namespace) -> str | None:
-    """``--golden-cache DIR``, none with ``--no-golden-cache``, else the default folder."""
-    from webharness.golden.cache import default_cache_dir
-
+def _golden_cache(args: argparse.Namespace) -> dict[str, str | None]:
+    """``--golden-cache DIR``, none with ``--no-golden-cache``, else the config's default."""
     if args.no_golden_cache and args.golden_cache:
         raise ConfigError(
             "golden_cache", args.golden_cache, "--no-golden-cache says not to use one; give one"
         )
-    return None if args.no_golden_cache else args.golden_cache or str(default_cache_dir())
+    if args.no_golden_cache:
+        return {"golden_cache": None}
+    return {"golden_cache": args.golden_cache} if args.golden_cache else {}
 
 
 def _agent_options(written: list[str]) -> dict[str, object]:

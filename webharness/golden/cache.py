@@ -180,22 +180,18 @@ class GoldenCache:
 
 def link_tree(source: Path, target: Path) -> None:
     """Give ``target`` the files of ``source`` (but its ``entry.json``), as hard links where
-    the file system allows, else as copies. ``target`` appears whole or not at all."""
-    partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.partial")
-    try:
-        partial.mkdir(parents=True)
-        for path in _files(source):
-            relative = path.relative_to(source)
-            if relative.name == ENTRY and len(relative.parts) == 1:
-                continue
-            (partial / relative).parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.link(path, partial / relative)
-            except OSError:  # another file system, or one without hard links
-                shutil.copy2(path, partial / relative)
-        os.rename(partial, target)
-    finally:
-        shutil.rmtree(partial, ignore_errors=True)
+    the file system allows, else as copies. ``target`` is a folder being built aside (the
+    run folder renames it into place whole: ``RunFolder.goldens``)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for path in _files(source):
+        relative = path.relative_to(source)
+        if relative.name == ENTRY and len(relative.parts) == 1:
+            continue
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, target / relative)
+        except OSError:  # another file system, or one without hard links
+            shutil.copy2(path, target / relative)
 
 
 def _intact(folder: Path, key: str) -> bool:
@@ -226,7 +222,8 @@ def _tree_digest(folder: Path) -> str:
     Kept per process while no file's size or modification time changes: a pack's site
     (MiniWoB++'s 1,400 files) is hashed once, an edited site again."""
     files = list(_files(folder)) if folder.is_dir() else []
-    listing = tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    stats = [(p, p.stat()) for p in files]
+    listing = tuple((str(p), st.st_size, st.st_mtime_ns) for p, st in stats)
     if listing not in _TREE_DIGESTS:
         digest = hashlib.sha256()
         for path in files:

@@ -11,6 +11,7 @@ import functools
 import json
 import logging
 import os
+import shutil
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -184,6 +185,8 @@ class Worker:
                 link_tree(cache.lookup(key) or cache.store(key, record), into)
                 return
             except OSError as exc:  # read-only, full: go on without the cache
+                shutil.rmtree(into, ignore_errors=True)  # what was linked before it failed
+                into.mkdir(parents=True)
                 self._caches[str(cache.root)] = None
                 _log.warning(
                     "webharness: the golden-trace cache %s cannot be used (%s); this worker "

@@ -159,15 +159,14 @@ class TraceWriter:
     def _write_line(self, step: StepRecord) -> None:
         record = step.model_dump(mode="json", exclude={"state"})
         state = step.state.model_dump(mode="json")
-        whole = json.dumps(state, separators=(",", ":"))
+        record["state"] = state
         if self._last_state is not None:
-            delta = json.dumps(json_delta(self._last_state, state), separators=(",", ":"))
-            if len(delta) < len(whole):
-                record["state_delta"], whole = json.loads(delta), ""
+            delta = json_delta(self._last_state, state)
+            if len(_compact(delta)) < len(_compact(state)):
+                del record["state"]
+                record["state_delta"] = delta
         self._last_state = state
-        if whole:
-            record["state"] = state
-        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        line = (_compact(record) + "\n").encode()
         assert self._steps is not None  # open until the background is shut down
         if self._steps.write(line) != len(line):
             raise TraceError(f"short write to {self.folder / STEPS} (disk full?)")
@@ -227,7 +226,7 @@ def keep_frames_of(folder: Path | str, steps: set[int]) -> int:
     for record in lines:
         if record["index"] not in steps:
             record["screenshot"] = None
-    text = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in lines)
+    text = "".join(_compact(record) + "\n" for record in lines)
     write_atomic(folder / STEPS, text.encode())
     kept = {record["screenshot"] for record in lines}
     dropped = [p for p in folder.glob("step_*.*") if p.name not in kept]
@@ -271,6 +270,10 @@ def _parse(path: Path, read: Any, line: int | None = None) -> Any:
     except (ValidationError, ValueError, KeyError) as exc:
         where = f"{path}:{line}" if line else str(path)
         raise TraceError(f"{where}: not a valid trace record: {exc}") from exc
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _check_frame(pixels: Any) -> None:
