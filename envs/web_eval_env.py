@@ -99,18 +99,13 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         runtime = self._runtime or BrowserRuntime(self.viewport, self.headless)
         self._runtime = runtime
         finished, self._episode = self._episode, None
-        try:
-            episode, observed = self._start_episode(runtime, task, hooks)
-            self._episode = episode
-            # After the start: a page that states its own goal has set the instruction.
-            for transform in hooks.instruction_transforms:
-                task.instance.instruction = transform(task.instance.instruction)
-        finally:
-            # Closed after the new page has loaded: a context closing at the same time
-            # holds up the browser and Playwright's driver, and the new page's load with them.
-            if finished is not None:
-                runtime.discard(finished.session)
-        runtime.prewarm()
+        if finished is not None:
+            runtime.release(finished.session)  # the new episode reuses its page
+        episode, observed = self._start_episode(runtime, task, hooks)
+        self._episode = episode
+        # After the start: a page that states its own goal has set the instruction.
+        for transform in hooks.instruction_transforms:
+            task.instance.instruction = transform(task.instance.instruction)
         self._steps, self._ended = 0, False
         return self._observation(episode, observed, ""), self._info(episode, observed, None, None)
 
@@ -138,7 +133,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 raise
             except SetupError:  # the app refused its start state: not the browser's fault
                 if session is not None:
-                    runtime.discard(session)
+                    runtime.release(session)
                 raise
             except Exception as exc:  # a crashed or hung browser: restart it once
                 if attempt == 2:

@@ -43,6 +43,7 @@ class AgentWorld:
         self._context_id: int | None = None
         self.crashed = False  # set by crash(): a crashed page never answers a CDP call
         self._waiting: set[asyncio.Task[Any]] = set()  # the tasks awaiting an answer
+        self._episode_scripts: list[str] = []  # identifiers of add_script's scripts
         AgentWorld._of_page[page] = self
 
     @classmethod
@@ -58,10 +59,20 @@ class AgentWorld:
         return cls(page, cdp, frame_id)
 
     async def add_script(self, source: str) -> None:
-        """Run ``source`` in the agent's world of every new document, after the agent."""
-        await self._cdp.send(
+        """Run ``source`` in the agent's world of every new document, after the agent, for
+        this episode (``remove_episode_scripts`` ends it)."""
+        added = await self._cdp.send(
             "Page.addScriptToEvaluateOnNewDocument", {"source": source, "worldName": WORLD_NAME}
         )
+        self._episode_scripts.append(added["identifier"])
+
+    async def remove_episode_scripts(self) -> None:
+        """The scripts ``add_script`` added run in no later document."""
+        added, self._episode_scripts = self._episode_scripts, []
+        for identifier in added:
+            await self._cdp.send(
+                "Page.removeScriptToEvaluateOnNewDocument", {"identifier": identifier}
+            )
 
     @classmethod
     def of(cls, page: Page) -> AgentWorld:

@@ -33,6 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webharness.browser.agent_world import AgentWorld
 from webharness.browser.egress import EgressProxy
+from webharness.browser.page_reuse import Leftovers
 from webharness.browser.script_loads import ScriptLoads
 from webharness.episode.site import SiteRouter
 
@@ -155,6 +156,9 @@ class PageSession:
         self.navigations = 0  # documents committed in the main frame (a page may navigate itself)
         self._navigated = asyncio.Event()
         self._scripts = ScriptLoads(page)  # lazily loaded code, for the settle
+        self.episodes = 0  # episodes started on this page (it is reused: ``recycle``)
+        self.traced = False  # Playwright's tracing ran on the context: it is not reused
+        self.leftovers = Leftovers()  # what an episode leaves for the next: ``recycle``
         page.on("domcontentloaded", self._on_load)
         page.on("framenavigated", self._on_navigated)
         page.on("crash", self._on_crash)
@@ -192,6 +196,7 @@ class PageSession:
         self._loaded.set()
 
     def _on_navigated(self, frame: Frame) -> None:
+        self.leftovers.opened(frame.url)
         if frame is self.page.main_frame:
             self.navigations += 1
             self.world.new_document()
@@ -367,6 +372,22 @@ class PageSession:
     async def call_agent(self, method: str, *args: Any) -> Any:
         """Call a method of the in-page agent with JSON arguments."""
         return await self.world.call(method, *args)
+
+    async def add_episode_script(self, source: str) -> None:
+        """An init script for this episode's documents only (``recycle`` removes it)."""
+        await self.leftovers.add_script(self.context, source)
+
+    @property
+    def reusable(self) -> bool:
+        """Whether ``recycle`` may make this page ready for another episode."""
+        return not (self.crashed or self.traced or self.context.is_closed())
+
+    async def recycle(self) -> None:
+        """Make the page ready for the next episode as a new context's would be
+        (``page_reuse.py``). Raises ``PlaywrightError`` when the page will not leave its
+        document (the caller opens a new context instead)."""
+        self.router.episode = None  # requests of the old document are refused
+        await self.leftovers.wipe(self.page, self._cdp, self.world, self.episodes)
 
     async def close(self) -> None:
         try:

@@ -1,15 +1,16 @@
-"""The env's browser runtime: a lease on the process's browser, pages made ready ahead of time.
+"""The env's browser runtime: a lease on the process's browser, and the env's page.
 
-A fresh context + page costs ~150-300 ms; the runtime opens the next one in the background
-while the agent works on the current episode, so ``reset`` only navigates. The browser
-itself is shared by every env of the process (``shared_browser``): the runtime owns only
-its contexts, and closes them when it is done.
+A new context + page costs ~100-150 ms of browser CPU, most of it a new renderer process;
+the runtime keeps the page of the episode that ended and ``PageSession.recycle`` wipes it
+for the next one, so ``reset`` only navigates (half the CPU). A page that cannot be reused
+(it crashed, it was traced, it has served ``EPISODES_PER_PAGE``) is closed and a new one
+opened. The browser itself is shared by every env of the process (``shared_browser``): the
+runtime owns only its contexts, and closes them when it is done.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -20,13 +21,20 @@ from webharness.browser.shared import lease_host, release_host, replace_host
 
 T = TypeVar("T")
 
+# A page serves this many episodes, then a new context replaces it: whatever a long-lived
+# renderer gathers (its caches, the pages' own leaks) stays bounded.
+EPISODES_PER_PAGE = 200
+# Wiping a page takes ~40 ms; one that takes seconds is hung (the page's own script spins),
+# and a new context serves sooner than waiting out the reset's whole bound.
+RECYCLE_TIMEOUT_S = 3.0
+
 
 class BrowserRuntime:
     def __init__(self, viewport: tuple[int, int], headless: bool = True) -> None:
         self.viewport = viewport
         self.headless = headless
         self.host: BrowserHost = lease_host(headless)
-        self._next: concurrent.futures.Future[PageSession] | None = None
+        self._spare: PageSession | None = None  # the last episode's page, to be reused
         self._open_sessions: set[PageSession] = set()  # contexts this runtime must close
         self._closing: list[threading.Thread] = []  # hosts given up, closing in the background
         self._closed = False
@@ -34,40 +42,33 @@ class BrowserRuntime:
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         return self.host.run(coro, timeout)
 
+    def release(self, session: PageSession) -> None:
+        """A finished episode's page: reused by the next ``take_session`` if it can be."""
+        if self._spare is not None:
+            self.discard(self._spare)
+        self._spare = session
+
     def take_session(self, timeout: float) -> PageSession:
-        """A ready context + page: the pre-warmed one, or a new one."""
-        pending, self._next = self._next, None
-        session = None
-        if pending is not None:
+        """A page ready for an episode: the last one's, wiped, or a new context's."""
+        session, self._spare = self._spare, None
+        if session is not None and session.reusable and session.episodes < EPISODES_PER_PAGE:
             try:
-                session = pending.result(timeout)
-            except Exception:  # a pre-warm that failed (browser died): open afresh
-                session = None
-        if session is None:
-            # The first page of a browser pays for its launch, which has its own bound.
-            launch_s = 0.0 if self.host.launched else LAUNCH_TIMEOUT_MS / 1000
-            session = self.host.run(self._open(), timeout + launch_s)
+                self.host.run(session.recycle(), min(timeout, RECYCLE_TIMEOUT_S))
+            except Exception:  # a page that will not leave its document: start afresh
+                self.discard(session)
+            else:
+                session.episodes += 1
+                return session
+        elif session is not None:
+            self.discard(session)
+        # The first page of a browser pays for its launch, which has its own bound.
+        launch_s = 0.0 if self.host.launched else LAUNCH_TIMEOUT_MS / 1000
+        session = self.host.run(self._open(), timeout + launch_s)
+        session.episodes += 1
         return session
 
-    def prewarm(self) -> None:
-        """Start opening the next episode's page in the background."""
-        if self._next is None:
-            self._next = self.host.submit(self._open())
-
-    def wait_prewarmed(self, timeout: float) -> bool:
-        """Block until the next episode's page is ready (what an agent's think time gives
-        ``reset``); False when none is being prepared or it is not ready in time."""
-        pending = self._next
-        if pending is None:
-            return False
-        try:
-            pending.result(timeout)
-        except Exception:  # a failed pre-warm is opened afresh by take_session
-            return False
-        return True
-
     def discard(self, session: PageSession) -> None:
-        """Close a finished episode's context without waiting for it."""
+        """Close a page's context without waiting for it."""
         self._open_sessions.discard(session)
         self.host.submit(session.close())
 
@@ -85,7 +86,7 @@ class BrowserRuntime:
         browser another env has already replaced only moves this runtime along. Returns at
         once: a host given up is closed in the background, and ``close`` waits for that.
         """
-        self._next = None
+        self._spare = None
         self._open_sessions.clear()  # they died with their browser
         old = self.host
         browser = None if failed is None else failed.context.browser  # None: not known
@@ -100,23 +101,14 @@ class BrowserRuntime:
         if self._closed:
             return
         self._closed = True
-        sessions = self._sessions_to_close()
+        self._spare = None
+        sessions, self._open_sessions = list(self._open_sessions), set()
         if sessions and not self._close_sessions(sessions):
             self.restart()  # a hung page: the browser is killed, the lease moves on
         release_host(self.host)
         for closer in self._closing:
             closer.join()  # bounded: BrowserHost.close kills what does not close in time
         self._closing.clear()
-
-    def _sessions_to_close(self) -> list[PageSession]:
-        pending, self._next = self._next, None
-        if pending is not None:
-            try:
-                pending.result(CLOSE_TIMEOUT_S)  # it adds itself to the open sessions
-            except Exception:  # never opened: nothing to close
-                pass
-        sessions, self._open_sessions = list(self._open_sessions), set()
-        return sessions
 
     def _close_sessions(self, sessions: list[PageSession]) -> bool:
         async def close_all() -> None:

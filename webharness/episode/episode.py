@@ -142,7 +142,7 @@ class Episode:
             await setup.run(self.start_url)
         setup_ms = _ms(started)
         for script in self.hooks.init_scripts:
-            await self.session.context.add_init_script(script)
+            await self.session.add_episode_script(script)
         for script in self.hooks.agent_world_scripts:
             await self.session.world.add_script(script)
         started = time.perf_counter()

@@ -113,14 +113,14 @@ class SetupRun:
     async def init_script(self, item: SetupItem) -> None:
         script = item.init_script
         assert script is not None
-        source = script.js
+        source = script.js or ""
         if script.url is not None:
             self._check(script.url, self.network)
             answer = await self.session.context.request.get(script.url, timeout=self.timeout_ms)
             if not answer.ok:
                 raise _Failed(f"{script.url} answered {answer.status}")
             source = await answer.text()
-        await self.session.context.add_init_script(source)
+        await self.session.add_episode_script(source)
 
     async def step(self, item: SetupItem) -> None:
         if not self.on_app:

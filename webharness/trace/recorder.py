@@ -98,6 +98,7 @@ class BrowserTracing:
         self.env = env.unwrapped
         self.episode = self.env.episode
         self.tracing = self.episode.session.context.tracing
+        self.episode.session.traced = True  # a traced context serves no later episode
         self._run(self.tracing.start(screenshots=True, snapshots=True))
         self.episode.step_group = self.group
 

@@ -1,0 +1,125 @@
+"""A reset reuses the last episode's page (``PageSession.recycle``): the next episode must
+not be able to tell it from a new context's page. The outside reference is a new
+context's page itself, probed the same way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from webharness.browser import runtime as runtime_module
+
+ENV_ID = "WebEval/form-v0"
+
+# What a page can leave behind for the next one: every store it can write, read back.
+LEAVE = """async () => {
+  document.cookie = 'left=1; max-age=3600';
+  localStorage.setItem('left', '1');
+  sessionStorage.setItem('left', '1');
+  window.name = 'left';
+  history.pushState({}, '', '#left');
+  await new Promise(done => {
+    const open = indexedDB.open('left');
+    open.onsuccess = () => { open.result.close(); done(); };
+  });
+  if (self.caches) await (await caches.open('left')).put('/left', new Response('1'));
+}"""
+PROBE = """async () => ({
+  cookie: document.cookie,
+  local: localStorage.length,
+  session: sessionStorage.length,
+  name: window.name,
+  history: history.length,
+  databases: (await indexedDB.databases()).map(d => d.name),
+  caches: self.caches ? await caches.keys() : null,
+})"""
+
+
+def _page(env: Any) -> Any:
+    return env.unwrapped.episode.session
+
+
+def _evaluate(env: Any, script: str) -> Any:
+    return env.unwrapped.runtime.run(_page(env).page.evaluate(script), 10)
+
+
+def test_the_next_episode_s_page_reads_as_a_new_context_s_and_is_the_same_page(make_env):
+    fresh = make_env(ENV_ID, obs_mode="text")
+    fresh.reset(seed=1)
+    expected = _evaluate(fresh, PROBE)
+    _, _, _, _, fresh_back = fresh.step("go_back()")
+
+    env = make_env(ENV_ID, obs_mode="text")
+    env.reset(seed=0)
+    first = _page(env)
+    _evaluate(env, LEAVE)
+    assert _evaluate(env, PROBE) != expected  # the page did write what it could
+    env.reset(seed=1)
+
+    assert _page(env) is first  # reused, so the comparison below is the point
+    assert _evaluate(env, PROBE) == expected
+    _, _, _, _, back = env.step("go_back()")  # no history of the episode before
+    assert back["action_result"].error == fresh_back["action_result"].error
+    assert back["action_result"].message == fresh_back["action_result"].message
+
+
+def test_an_episode_s_init_scripts_run_in_no_later_episode(make_env):
+    env = make_env(ENV_ID, obs_mode="text")
+    started: list[int] = []
+
+    def first_episode_only(hooks: Any, _rng: Any, _instance: Any) -> None:
+        if not started:
+            hooks.init_scripts.append("window.__left_by_episode_1 = true")
+            hooks.agent_world_scripts.append("window.__left_in_world = true")
+        started.append(1)
+
+    env.unwrapped.hook_factories.append(first_episode_only)
+    in_page = "() => window.__left_by_episode_1 === true"
+    in_world = "window.__left_in_world === true"
+    world = lambda: env.unwrapped.runtime.run(_page(env).world.run(in_world), 10)  # noqa: E731
+    env.reset(seed=0)
+    assert _evaluate(env, in_page) and world()
+    first = _page(env)
+    env.reset(seed=1)
+    assert _page(env) is first
+    assert not _evaluate(env, in_page) and not world()
+
+
+def test_a_page_hung_between_episodes_gives_way_to_a_new_one(make_env):
+    env = make_env(ENV_ID, obs_mode="text", action_timeout_ms=2_000)
+    env.reset(seed=0)
+    hung = _page(env)
+    _evaluate(env, "() => { setTimeout(() => { while (true) {} }, 0); }")
+    _, info = env.reset(seed=1)
+    assert _page(env) is not hung
+    ref = info["semantic_state"].find("button", "New contact")[0].ref
+    _, _, _, _, info = env.step(f"click({ref!r})")
+    assert info["action_result"].ok
+
+
+def test_a_page_serves_a_bounded_number_of_episodes(make_env, monkeypatch):
+    monkeypatch.setattr(runtime_module, "EPISODES_PER_PAGE", 2)
+    env = make_env(ENV_ID, obs_mode="text")
+    pages = []
+    for seed in range(3):
+        env.reset(seed=seed)
+        pages.append(_page(env))
+    assert pages[0] is pages[1] and pages[2] is not pages[0]
+    assert pages[2].episodes == 1
+
+
+@pytest.mark.parametrize("cookie_origin", ["own", "allowed"])
+def test_cookies_of_every_origin_are_gone(make_env, cookie_origin):
+    """Cookies are the context's, not a document's: set from the app's origin or over an
+    API call, none reaches the next episode."""
+    env = make_env(ENV_ID, obs_mode="text")
+    env.reset(seed=0)
+    session = _page(env)
+    url = session.page.url if cookie_origin == "own" else "https://elsewhere.test/"
+    env.unwrapped.runtime.run(
+        session.context.add_cookies([{"name": "left", "value": "1", "url": url}]), 10
+    )
+    env.reset(seed=1)
+    assert _page(env) is session
+    assert env.unwrapped.runtime.run(session.context.cookies(), 10) == []

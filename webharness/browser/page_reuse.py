@@ -1,0 +1,67 @@
+"""Reusing a page for the next episode: what an episode leaves in its page, and wiping it.
+
+A new context and page cost ≈160 ms of machine CPU, most of it a new renderer process,
+against ≈90 ms for navigating the page the env already has (docs/architecture.md). So the
+page of the episode that ended is wiped, not closed, and the next episode must not be able
+to tell it from a new context's page (``tests/browser/test_page_reuse.py`` compares them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from urllib.parse import urlsplit
+
+from playwright.async_api import BrowserContext, CDPSession, Page
+
+from webharness.browser.agent_world import AgentWorld
+
+# A reused page's renderer collects the documents it has left only in a full collection,
+# which V8 puts off while memory is plentiful: left alone it grew ~7 MB an episode
+# (shop-v0: 165 MB after 10 episodes, 610 MB after 80). One forced every few episodes keeps
+# it flat (~160 MB); one every episode would also throw away the compiled code of the
+# site's scripts, which makes the next load of the same pages faster.
+COLLECT_EVERY = 10
+
+
+class Leftovers:
+    """What one episode has left in its page: the origins its documents had (their storage)
+    and the init scripts it added."""
+
+    def __init__(self) -> None:
+        self._origins: set[str] = set()
+        self._scripts = contextlib.AsyncExitStack()  # Playwright's disposables
+
+    def opened(self, url: str) -> None:
+        """A frame committed a document at ``url``."""
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https"):
+            self._origins.add(f"{parts.scheme}://{parts.netloc}")
+
+    async def add_script(self, context: BrowserContext, source: str) -> None:
+        """An init script for this episode's documents only."""
+        await self._scripts.enter_async_context(await context.add_init_script(source))
+
+    async def wipe(self, page: Page, cdp: CDPSession, world: AgentWorld, episodes: int) -> None:
+        """Bring ``page`` to what a new context's page is: on ``about:blank`` with no
+        history (``go_back()`` at the start is refused as on a new page), no episode's init
+        scripts, no cookies or permissions, no storage (local, session, IndexedDB, caches)
+        of the origins its documents had, no ``window.name`` (it outlives navigations),
+        the mouse at the corner (a page loading under it would see it hover)."""
+        await self._scripts.aclose()
+        await world.remove_episode_scripts()
+        await page.goto("about:blank")
+        await page.evaluate("window.name = ''")
+        if episodes % COLLECT_EVERY == 0:
+            await cdp.send("HeapProfiler.collectGarbage")
+        origins, self._origins = self._origins, set()
+        await asyncio.gather(
+            cdp.send("Page.resetNavigationHistory"),
+            page.mouse.move(0, 0),
+            page.context.clear_cookies(),
+            page.context.clear_permissions(),
+            *(
+                cdp.send("Storage.clearDataForOrigin", {"origin": o, "storageTypes": "all"})
+                for o in origins
+            ),
+        )
