@@ -24,6 +24,10 @@ from webharness.browser.agent_world import AgentWorld
 COLLECT_EVERY = 10
 
 
+class PageLeftBehind(Exception):
+    """The page would not stay on ``about:blank``: it is closed, not reused."""
+
+
 class Leftovers:
     """What one episode has left in its page: the origins its documents had (their storage)
     and the init scripts it added."""
@@ -50,8 +54,9 @@ class Leftovers:
         the mouse at the corner (a page loading under it would see it hover)."""
         await self._scripts.aclose()
         await world.remove_episode_scripts()
-        await page.goto("about:blank")
-        await page.evaluate("window.name = ''")
+        await page.goto("about:blank", wait_until="commit")
+        _check_blank(page)
+        await cdp.send("Runtime.evaluate", {"expression": "window.name = ''"})
         if episodes % COLLECT_EVERY == 0:
             await cdp.send("HeapProfiler.collectGarbage")
         origins, self._origins = self._origins, set()
@@ -65,3 +70,9 @@ class Leftovers:
                 for o in origins
             ),
         )
+        _check_blank(page)
+
+
+def _check_blank(page: Page) -> None:
+    if page.url != "about:blank":  # a navigation of the old document's came after ours
+        raise PageLeftBehind(f"the page went on to {page.url[:200]} after about:blank")

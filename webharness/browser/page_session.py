@@ -386,8 +386,10 @@ class PageSession:
         """Make the page ready for the next episode as a new context's would be
         (``page_reuse.py``). Raises ``PlaywrightError`` when the page will not leave its
         document (the caller opens a new context instead)."""
-        self.router.episode = None  # requests of the old document are refused
+        # The old document's requests are served until it has gone: refused, a navigation
+        # of its own became an error page that held up about:blank's.
         await self.leftovers.wipe(self.page, self._cdp, self.world, self.episodes)
+        self.router.episode = None
 
     async def close(self) -> None:
         try:
