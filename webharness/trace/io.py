@@ -159,14 +159,14 @@ class TraceWriter:
     def _write_line(self, step: StepRecord) -> None:
         record = step.model_dump(mode="json", exclude={"state"})
         state = step.state.model_dump(mode="json")
-        record["state"] = state
+        key, text = "state", _compact(state)
         if self._last_state is not None:
-            delta = json_delta(self._last_state, state)
-            if len(_compact(delta)) < len(_compact(state)):
-                del record["state"]
-                record["state_delta"] = delta
+            delta = _compact(json_delta(self._last_state, state))
+            if len(delta) < len(text):
+                key, text = "state_delta", delta
         self._last_state = state
-        line = (_compact(record) + "\n").encode()
+        # Each serialised once: the record's own fields, then the state or its change last.
+        line = f'{_compact(record)[:-1]},"{key}":{text}}}\n'.encode()
         assert self._steps is not None  # open until the background is shut down
         if self._steps.write(line) != len(line):
             raise TraceError(f"short write to {self.folder / STEPS} (disk full?)")
