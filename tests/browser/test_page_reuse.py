@@ -77,7 +77,10 @@ def test_an_episode_s_init_scripts_run_in_no_later_episode(make_env):
     env.unwrapped.hook_factories.append(first_episode_only)
     in_page = "() => window.__left_by_episode_1 === true"
     in_world = "window.__left_in_world === true"
-    world = lambda: env.unwrapped.runtime.run(_page(env).world.run(in_world), 10)  # noqa: E731
+
+    def world() -> Any:
+        return env.unwrapped.runtime.run(_page(env).world.run(in_world), 10)
+
     env.reset(seed=0)
     assert _evaluate(env, in_page) and world()
     first = _page(env)

@@ -51,21 +51,25 @@ class BrowserRuntime:
     def take_session(self, timeout: float) -> PageSession:
         """A page ready for an episode: the last one's, wiped, or a new context's."""
         session, self._spare = self._spare, None
-        if session is not None and session.reusable and session.episodes < EPISODES_PER_PAGE:
-            try:
-                self.host.run(session.recycle(), min(timeout, RECYCLE_TIMEOUT_S))
-            except Exception:  # a page that will not leave its document: start afresh
-                self.discard(session)
-            else:
-                session.episodes += 1
-                return session
-        elif session is not None:
+        if session is not None and not self._wiped(session, timeout):
             self.discard(session)
-        # The first page of a browser pays for its launch, which has its own bound.
-        launch_s = 0.0 if self.host.launched else LAUNCH_TIMEOUT_MS / 1000
-        session = self.host.run(self._open(), timeout + launch_s)
+            session = None
+        if session is None:
+            # The first page of a browser pays for its launch, which has its own bound.
+            launch_s = 0.0 if self.host.launched else LAUNCH_TIMEOUT_MS / 1000
+            session = self.host.run(self._open(), timeout + launch_s)
         session.episodes += 1
         return session
+
+    def _wiped(self, session: PageSession, timeout: float) -> bool:
+        """Whether ``session`` may serve another episode and was made ready for it."""
+        if not session.reusable or session.episodes >= EPISODES_PER_PAGE:
+            return False
+        try:
+            self.host.run(session.recycle(), min(timeout, RECYCLE_TIMEOUT_S))
+        except Exception:  # a page that will not leave its document: start afresh
+            return False
+        return True
 
     def discard(self, session: PageSession) -> None:
         """Close a page's context without waiting for it."""
