@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -165,3 +168,35 @@ def test_our_launch_flags_keep_playwrights_feature_lists(browser):
             assert features and b"HttpsUpgrades" in features[-1], features  # one of Playwright's
     finally:
         env.close()
+
+
+_KILL_THE_DRIVER = """
+import sys
+from webharness.browser.host import BrowserHost
+from webharness.testing.processes import descendants, wait_for_exit
+
+host = BrowserHost()
+host.run(host.browser())
+drivers = {pid for pid, name in descendants().items() if name.startswith("node")}
+assert len(drivers) == 1, drivers
+import os, signal
+os.kill(min(drivers), signal.SIGKILL)
+assert wait_for_exit(drivers, 10), "the driver did not exit"
+host.close()
+print("closed")
+"""
+
+
+def test_a_driver_killed_under_the_harness_leaves_no_asyncio_report(browser):
+    """Ctrl-C in a terminal kills Playwright's driver too; the harness reports the
+    interruption in one line, and asyncio must not add 'Future exception was never
+    retrieved' for the transport's error (every Playwright call already raises it)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _KILL_THE_DRIVER],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "closed", done.stderr
+    assert "never retrieved" not in done.stderr and "Traceback" not in done.stderr, done.stderr

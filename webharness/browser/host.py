@@ -67,6 +67,8 @@ LAUNCH_TIMEOUT_MS = 60_000
 # A graceful close (browser, then Playwright's driver) gets this long before the browser
 # process is killed; a hung renderer must not hang the harness.
 CLOSE_TIMEOUT_S = 10.0
+# What Playwright's transport sets on its error future when the driver process goes away.
+DRIVER_GONE = "Connection closed while reading from the driver"
 INSTALL_HINT = (
     "No Chromium was found. Install one of:\n"
     "  - Debian/Ubuntu: sudo apt-get install -y chromium chromium-headless-shell\n"
@@ -158,6 +160,7 @@ class BrowserHost:
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
+                loop.set_exception_handler(_report_loop_error)
                 thread = threading.Thread(
                     target=loop.run_forever, name="webharness-browser", daemon=True
                 )
@@ -254,6 +257,19 @@ class BrowserHost:
         if thread is None or not thread.is_alive():
             loop.close()
         _LIVE_HOSTS.discard(self)
+
+
+def _report_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """asyncio's report of an error no one handled, less one that repeats news: when
+    Playwright's driver dies (Ctrl-C reaches it as it reaches us), its transport sets an
+    error on a future no one waits for once Playwright has started. Every call in flight
+    or made later fails with Playwright's own error, which is where the harness handles
+    it; the "never retrieved" line would only print a second, bare account at exit."""
+    future = context.get("future")
+    exception = context.get("exception")
+    driver_gone = str(exception) == DRIVER_GONE and "never retrieved" in context.get("message", "")
+    if not (driver_gone and isinstance(future, asyncio.Future) and future.done()):
+        loop.default_exception_handler(context)
 
 
 _ENVIRON_LOCK = threading.Lock()
