@@ -4,11 +4,14 @@ running transition) holds the settle until it has run, within the quiet window."
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from webharness.browser.agent_world import AGENT
 from webharness.envs import WebEvalEnv
@@ -168,3 +171,39 @@ def test_a_page_that_replaces_json_stringify_is_still_observed(env):
     )
     obs, _, _, _, info = env.step("mouse_click(5, 5)")
     assert info["action_result"].ok and "paragraph [ref=e2]: replaced" in obs["axtree"]
+
+
+def _png(width: int, height: int) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), "teal").save(out, "PNG")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("loading, waited", [("eager", True), ("lazy", False)])
+def test_an_image_still_loading_holds_the_settle_unless_it_is_lazy(env, loading, waited):
+    """An ``<img width=20>`` has no height until it arrives, and what follows it moves when
+    it does (MiniWoB++'s order-food: its Order! button 108 px up in 3 of 120 resets). A
+    lazy image may wait for a scroll: it is not waited for."""
+    late_s = 0.4 if waited else 5.0  # the image server is slow; a lazy one, very slow
+    png = _png(20, 40)
+
+    async def serve_late(route) -> None:
+        await asyncio.sleep(late_s)  # the situation under test: a slow image response
+        await route.fulfill(body=png, content_type="image/png")
+
+    env.reset(seed=0)
+    page = env.episode.session.page
+    env.runtime.run(page.route("**/late.png", serve_late), 30)
+    try:
+        add_image = (
+            "const image = document.createElement('img');"
+            f" image.id = 'late'; image.width = 20; image.loading = '{loading}';"
+            " image.src = 'late.png'; document.body.prepend(image);"
+        )
+        settle = "AGENT.settle({quietMs: 50, capMs: 10000})"
+        settled = in_agent_world(env, add_image, settle)
+        height = env.runtime.run(page.evaluate("document.getElementById('late').height"), 30)
+    finally:
+        env.runtime.run(page.unroute_all(behavior="ignoreErrors"), 30)
+    assert not settled["timedOut"] and not settled["navigating"]
+    assert height == (40 if waited else 0)

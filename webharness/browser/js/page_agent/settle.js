@@ -51,11 +51,12 @@ const navigationDue = () => {
 
 // Resolves when no request is in flight and the DOM has been quiet for quietMs (or for
 // MIN_QUIET_MS with no work of the page due before quietMs would end), or when a
-// navigation starts, or at capMs. Polls with timeouts (rAF is throttled). Two kinds of
-// work hold it, within the cap: the animation frames the page had asked for when the
-// settle began (a render batched into requestAnimationFrame), until they have run; and a
-// short animation on what changed (motionOnChange), until it has ended and one frame has
-// passed, so that what the page does at its end (transitionend) has been done.
+// navigation starts, or at capMs. Polls with timeouts (rAF is throttled). Some work holds
+// it, within the cap: same-origin frames and images still loading; the animation frames
+// the page had asked for when the settle began (a render batched into
+// requestAnimationFrame), until they have run; and a short animation on what changed
+// (motionOnChange), until it has ended and one frame has passed, so that what the page
+// does at its end (transitionend) has been done.
 const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) => {
   const start = performance.now();
   const framesAsked = askPage(start, start).frameSeq || 0;
@@ -72,7 +73,7 @@ const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) =>
       requestAnimationFrame(() => { frameAsked = false; frameAfterMotion = true; });
     }
     const framesOwed = page.oldestFrame !== undefined && page.oldestFrame <= framesAsked;
-    const held = moving || (moved && !frameAfterMotion) || framesOwed || framesLoading();
+    const held = moving || (moved && !frameAfterMotion) || framesOwed || framesLoading() || imagesLoading();
     const quiet = page.pending === 0 && document.readyState !== "loading" && !navigationDue() && !held
       && (quietFor >= quietMs || (quietFor >= MIN_QUIET_MS && !page.due && !animating()));
     if (quiet) return end({ navigating: false, timedOut: false, early: quietFor < quietMs });
@@ -94,6 +95,15 @@ const framesLoading = () => {
     const src = frame.getAttribute("src");
     if (doc.URL === "about:blank" && src && !/^\s*about:/i.test(src) && !frame.hasAttribute("srcdoc")) return true;
   }
+  return false;
+};
+
+// An image still loading: its size is not known until it arrives (an <img width=20> with
+// no height is 0 pixels tall until then), and the layout around it shifts when it does.
+// A lazy one may wait for a scroll that never comes; a broken one counts as complete.
+const images = document.images;
+const imagesLoading = () => {
+  for (const image of images) if (!image.complete && image.loading !== "lazy") return true;
   return false;
 };
 
