@@ -1,6 +1,7 @@
-"""A reset reuses the last episode's page (``PageSession.recycle``): the next episode must
-not be able to tell it from a new context's page. The outside reference is a new
-context's page itself, probed the same way."""
+"""A reset reuses the last episode's page (``PageSession.recycle``), and a new env the page
+a closed one left (``spare_pages.py``): the next episode must not be able to tell it from
+a new context's page. The outside reference is a new context's page itself, probed the
+same way."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 import pytest
 
 from webharness.browser import runtime as runtime_module
+from webharness.browser.shared import lease_host, release_host
+from webharness.browser.spare_pages import SPARES_PER_VIEWPORT, spare_pages
 
 ENV_ID = "WebEval/form-v0"
 
@@ -34,6 +37,18 @@ PROBE = """async () => ({
   databases: (await indexedDB.databases()).map(d => d.name),
   caches: self.caches ? await caches.keys() : null,
 })"""
+
+
+@pytest.fixture(autouse=True)
+def no_spare_pages(browser: None) -> None:
+    """Each test starts where the first env of a process does: no spare page to take (so
+    a page said to be new is a new context's)."""
+    host = lease_host()
+    try:
+        for session in spare_pages(host).clear():
+            host.run(session.close(), 10)
+    finally:
+        release_host(host)
 
 
 def _page(env: Any) -> Any:
@@ -126,3 +141,33 @@ def test_cookies_of_every_origin_are_gone(make_env, cookie_origin):
     env.reset(seed=1)
     assert _page(env) is session
     assert env.unwrapped.runtime.run(session.context.cookies(), 10) == []
+
+
+def test_a_new_env_takes_the_page_a_closed_env_left_and_it_reads_as_new(make_env):
+    fresh = make_env(ENV_ID, obs_mode="text")
+    fresh.reset(seed=1)
+    expected = _evaluate(fresh, PROBE)
+
+    closed = make_env(ENV_ID, obs_mode="text")
+    closed.reset(seed=0)
+    left = _page(closed)
+    _evaluate(closed, LEAVE)
+    closed.close()
+    env = make_env(ENV_ID, obs_mode="text")
+    env.reset(seed=1)
+    assert _page(env) is left and left.episodes == 2
+    assert _evaluate(env, PROBE) == expected
+
+
+def test_spare_pages_are_bounded_and_closed_beyond_the_bound(make_env):
+    envs = [make_env(ENV_ID, obs_mode="text") for _ in range(SPARES_PER_VIEWPORT + 1)]
+    for seed, env in enumerate(envs):
+        env.reset(seed=seed)
+    sessions = [_page(env) for env in envs]
+    for env in envs:
+        env.close()
+    assert sessions[0].context.is_closed(), "the oldest spare is pushed out and closed"
+    assert not any(session.context.is_closed() for session in sessions[1:])
+    other_viewport = make_env(ENV_ID, obs_mode="text", viewport=(800, 600))
+    other_viewport.reset(seed=0)
+    assert _page(other_viewport) not in sessions  # a page keeps its viewport

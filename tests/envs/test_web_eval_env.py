@@ -28,8 +28,11 @@ def test_check_env_passes_for_every_registered_scenario(browser, env_id):
 
 
 def test_every_built_in_scenario_is_registered():
+    """Under the built-ins' namespace (the process's other tests register folders of their
+    own, under theirs)."""
     names = webharness.task_names() + miniwob.pack_names()
-    assert sorted(registered_ids()) == sorted(f"WebEval/{n}-v0" for n in names)
+    built_in = [env_id for env_id in registered_ids() if env_id.startswith("WebEval/")]
+    assert sorted(built_in) == sorted(f"WebEval/{n}-v0" for n in names)
 
 
 def test_observation_has_screenshot_and_axtree_in_the_declared_space(make_env):

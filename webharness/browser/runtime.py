@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from webharness.browser.host import CLOSE_TIMEOUT_S, LAUNCH_TIMEOUT_MS, BrowserHost
 from webharness.browser.page_session import PageSession
 from webharness.browser.shared import lease_host, release_host, replace_host
+from webharness.browser.spare_pages import spare_pages
 
 T = TypeVar("T")
 
@@ -49,8 +50,13 @@ class BrowserRuntime:
         self._spare = session
 
     def take_session(self, timeout: float) -> PageSession:
-        """A page ready for an episode: the last one's, wiped, or a new context's."""
+        """A page ready for an episode: the last one's or one a closed env left (wiped),
+        or a new context's."""
         session, self._spare = self._spare, None
+        if session is None:
+            session = spare_pages(self.host).take(self.viewport)
+            if session is not None:
+                self._open_sessions.add(session)
         if session is not None and not self._wiped(session, timeout):
             self.discard(session)
             session = None
@@ -59,6 +65,7 @@ class BrowserRuntime:
             launch_s = 0.0 if self.host.launched else LAUNCH_TIMEOUT_MS / 1000
             session = self.host.run(self._open(), timeout + launch_s)
         session.episodes += 1
+        session.wiped = False
         return session
 
     def _wiped(self, session: PageSession, timeout: float) -> bool:
@@ -107,12 +114,26 @@ class BrowserRuntime:
         self._closed = True
         self._spare = None
         sessions, self._open_sessions = list(self._open_sessions), set()
+        sessions = self._keep_for_other_envs(sessions)
         if sessions and not self._close_sessions(sessions):
             self.restart()  # a hung page: the browser is killed, the lease moves on
         release_host(self.host)
         for closer in self._closing:
             closer.join()  # bounded: BrowserHost.close kills what does not close in time
         self._closing.clear()
+
+    def _keep_for_other_envs(self, sessions: list[PageSession]) -> list[PageSession]:
+        """Wipe the pages that can serve another env and give them to the browser's spare
+        pages (``spare_pages.py``); returns the others, and any they displaced, to close."""
+        spares = spare_pages(self.host)
+        to_close = []
+        for session in sessions:
+            if self._wiped(session, RECYCLE_TIMEOUT_S):
+                displaced = spares.put(session, self.viewport)
+                to_close += [displaced] if displaced is not None else []
+            else:
+                to_close.append(session)
+        return to_close
 
     def _close_sessions(self, sessions: list[PageSession]) -> bool:
         async def close_all() -> None:
