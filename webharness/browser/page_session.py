@@ -159,7 +159,6 @@ class PageSession:
         self.episodes = 0  # episodes started on this page (it is reused: ``recycle``)
         self.traced = False  # Playwright's tracing ran on the context: it is not reused
         self.leftovers = Leftovers()  # what an episode leaves for the next: ``recycle``
-        self.wiped = False  # recycled, and no episode has started on it since
         page.on("domcontentloaded", self._on_load)
         page.on("framenavigated", self._on_navigated)
         page.on("crash", self._on_crash)
@@ -389,11 +388,8 @@ class PageSession:
         document (the caller opens a new context instead)."""
         # The old document's requests are served until it has gone: refused, a navigation
         # of its own became an error page that held up about:blank's.
-        if self.wiped:
-            return
         await self.leftovers.wipe(self.page, self._cdp, self.world, self.episodes)
         self.router.episode = None
-        self.wiped = True
 
     async def close(self) -> None:
         try:

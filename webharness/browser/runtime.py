@@ -53,20 +53,27 @@ class BrowserRuntime:
         """A page ready for an episode: the last one's or one a closed env left (wiped),
         or a new context's."""
         session, self._spare = self._spare, None
-        if session is None:
-            session = spare_pages(self.host).take(self.viewport)
-            if session is not None:
-                self._open_sessions.add(session)
         if session is not None and not self._wiped(session, timeout):
             self.discard(session)
             session = None
+        if session is None:
+            session = self._spare_page()
         if session is None:
             # The first page of a browser pays for its launch, which has its own bound.
             launch_s = 0.0 if self.host.launched else LAUNCH_TIMEOUT_MS / 1000
             session = self.host.run(self._open(), timeout + launch_s)
         session.episodes += 1
-        session.wiped = False
         return session
+
+    def _spare_page(self) -> PageSession | None:
+        """A page a closed env left, wiped then; None when there is none that still works."""
+        spares = spare_pages(self.host)
+        while (session := spares.take(self.viewport)) is not None:
+            self._open_sessions.add(session)
+            if session.reusable:
+                return session
+            self.discard(session)  # its browser died meanwhile
+        return None
 
     def _wiped(self, session: PageSession, timeout: float) -> bool:
         """Whether ``session`` may serve another episode and was made ready for it."""
