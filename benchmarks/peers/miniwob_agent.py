@@ -18,8 +18,9 @@ import zlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
-# The controls an agent could click, in DOM order; ``bid`` is BrowserGym's reference
-# (null elsewhere); the centre is in viewport pixels, after the library scrolled.
+# The controls an agent could click, in DOM order; ``bid`` is BrowserGym's reference and
+# ``wob_ref`` MiniWoB++'s (null elsewhere); the centre is in viewport pixels, after the
+# library scrolled.
 CANDIDATES_JS = """() => {
   const displays = ['reward-display', 'click-canvas', 'sync-task-cover', 'query'];
   const controls = 'button, input:not([type=hidden]), select, textarea, a[href], '
@@ -34,6 +35,7 @@ CANDIDATES_JS = """() => {
     }
     found.push({
       bid: el.getAttribute('bid'), tag: el.tagName.toLowerCase(),
+      wob_ref: el.dataset.wob_ref === undefined ? null : Number(el.dataset.wob_ref),
       label: (el.getAttribute('aria-label') || el.textContent || el.value || '').trim()
         .slice(0, 40),
       x: box.left + box.width / 2, y: box.top + box.height / 2,
