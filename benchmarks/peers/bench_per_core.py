@@ -40,6 +40,10 @@ from webharness.envs import registered_ids  # noqa: E402
 from webharness.miniwob import PREFIX, library  # noqa: E402
 
 VENVS = HERE / ".venvs"
+# The headless shell's binary itself: Debian's /usr/bin/chromium-headless-shell is a script
+# that runs it as a child, and chromedriver's quit() ends only the script, which left one
+# idle browser behind per MiniWoB++ env (their CPU counted against the runs after them).
+BROWSER_BINARY = "/usr/lib/chromium/chromium-headless-shell"
 HZ = os.sysconf("SC_CLK_TCK")
 
 
@@ -116,7 +120,7 @@ def main() -> None:
         "tasks": list(TASKS),
         "seeds": seeds,
         "clicks": args.clicks,
-        "chromium": CHROMIUM,
+        "chromium": BROWSER_BINARY if Path(BROWSER_BINARY).exists() else CHROMIUM,
         "viewport": VIEWPORT,
     }
     ours = Path(sys.executable)
