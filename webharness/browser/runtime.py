@@ -28,6 +28,10 @@ EPISODES_PER_PAGE = 200
 # Wiping a page takes ~40 ms; one that takes seconds is hung (the page's own script spins),
 # and a new context serves sooner than waiting out the reset's whole bound.
 RECYCLE_TIMEOUT_S = 3.0
+# On close, a page is wiped for another env only if that is quick: a page that does not
+# leave its document within this is closed instead, so closing an env whose page hangs
+# costs at most this much more than closing its context.
+KEEP_TIMEOUT_S = 1.0
 
 
 class BrowserRuntime:
@@ -135,7 +139,7 @@ class BrowserRuntime:
         spares = spare_pages(self.host)
         to_close = []
         for session in sessions:
-            if self._wiped(session, RECYCLE_TIMEOUT_S):
+            if self._wiped(session, KEEP_TIMEOUT_S):
                 displaced = spares.put(session, self.viewport)
                 to_close += [displaced] if displaced is not None else []
             else:
