@@ -34,6 +34,11 @@ CLOSENESS_TASKS = frozenset(
     }
 )
 CLOSENESS_THRESHOLD = 0.9
+# Tasks whose page changes what it shows on wall-clock timers, whatever the agent does:
+# stock-market's price every 100 ms, terminal's caret every 800 ms. Two runs of one seed
+# and one set of actions can observe them at different ticks (so Gymnasium's check_env,
+# which compares two such runs, can see them differ).
+WALL_CLOCK_TASKS = frozenset({"stock-market", "terminal"})
 FULL_REWARD = 1.0
 
 # Run in the page once it has loaded. MiniWoB++'s wall-clock limit is lifted (as
