@@ -11,7 +11,7 @@ import pytest
 
 from webharness.browser import runtime as runtime_module
 from webharness.browser.shared import lease_host, release_host
-from webharness.browser.spare_pages import SPARES_PER_VIEWPORT, spare_pages
+from webharness.browser.spare_pages import SPARES_PER_VIEWPORT
 
 ENV_ID = "WebEval/form-v0"
 
@@ -45,7 +45,7 @@ def no_spare_pages(browser: None) -> None:
     a page said to be new is a new context's)."""
     host = lease_host()
     try:
-        for session in spare_pages(host).clear():
+        for session in host.spare_pages.clear():
             host.run(session.close(), 10)
     finally:
         release_host(host)

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from playwright.async_api import Browser, Playwright, async_playwright
 
 from webharness.browser.egress import EgressProxy
+from webharness.browser.spare_pages import SparePages
 from webharness.errors import BrowserError, BrowserNotFoundError
 
 T = TypeVar("T")
@@ -139,6 +140,7 @@ class BrowserHost:
         # The contexts' egress proxies (egress.py) run on this host's loop: closed with it,
         # whatever became of their contexts (a killed browser closes none of them).
         self.proxies: set[EgressProxy] = set()
+        self.spare_pages = SparePages()  # pages closed envs left, for the next envs
         _LIVE_HOSTS.add(self)
 
     # --- running work on the browser thread ---------------------------------------------
@@ -265,10 +267,8 @@ def _report_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
     error on a future no one waits for once Playwright has started. Every call in flight
     or made later fails with Playwright's own error, which is where the harness handles
     it; the "never retrieved" line would only print a second, bare account at exit."""
-    future = context.get("future")
-    exception = context.get("exception")
-    driver_gone = str(exception) == DRIVER_GONE and "never retrieved" in context.get("message", "")
-    if not (driver_gone and isinstance(future, asyncio.Future) and future.done()):
+    message, exception = context.get("message", ""), context.get("exception")
+    if not ("never retrieved" in message and str(exception) == DRIVER_GONE):
         loop.default_exception_handler(context)
 
 

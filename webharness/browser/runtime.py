@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 from webharness.browser.host import CLOSE_TIMEOUT_S, LAUNCH_TIMEOUT_MS, BrowserHost
 from webharness.browser.page_session import PageSession
 from webharness.browser.shared import lease_host, release_host, replace_host
-from webharness.browser.spare_pages import spare_pages
 
 T = TypeVar("T")
 
@@ -71,8 +70,7 @@ class BrowserRuntime:
 
     def _spare_page(self) -> PageSession | None:
         """A page a closed env left, wiped then; None when there is none that still works."""
-        spares = spare_pages(self.host)
-        while (session := spares.take(self.viewport)) is not None:
+        while (session := self.host.spare_pages.take(self.viewport)) is not None:
             self._open_sessions.add(session)
             if session.reusable:
                 return session
@@ -136,11 +134,10 @@ class BrowserRuntime:
     def _keep_for_other_envs(self, sessions: list[PageSession]) -> list[PageSession]:
         """Wipe the pages that can serve another env and give them to the browser's spare
         pages (``spare_pages.py``); returns the others, and any they displaced, to close."""
-        spares = spare_pages(self.host)
         to_close = []
         for session in sessions:
             if self._wiped(session, KEEP_TIMEOUT_S):
-                displaced = spares.put(session, self.viewport)
+                displaced = self.host.spare_pages.put(session, self.viewport)
                 to_close += [displaced] if displaced is not None else []
             else:
                 to_close.append(session)

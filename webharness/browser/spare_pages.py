@@ -3,17 +3,17 @@
 A new context and page cost ≈160 ms of machine CPU, where wiping a used page costs ≈35 ms
 (``page_reuse.py``). A process that makes envs one after another (the runner moving from
 task to task, a notebook, a test module) would pay for a context per env; instead a
-runtime that closes hands its pages, wiped, to its browser's ``SparePages``, and a runtime
+runtime that closes hands its pages, wiped, to its host's ``spare_pages``, and a runtime
 takes one from there before it opens a context. The pages die with their browser.
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
+from typing import TYPE_CHECKING
 
-from webharness.browser.host import BrowserHost
-from webharness.browser.page_session import PageSession
+if TYPE_CHECKING:  # for the type only: host.py makes one, and need not load page sessions
+    from webharness.browser.page_session import PageSession
 
 Viewport = tuple[int, int]
 
@@ -48,16 +48,3 @@ class SparePages:
             pages = [session for kept in self._pages.values() for session in kept]
             self._pages.clear()
             return pages
-
-
-_SPARES: weakref.WeakKeyDictionary[BrowserHost, SparePages] = weakref.WeakKeyDictionary()
-_SPARES_LOCK = threading.Lock()
-
-
-def spare_pages(host: BrowserHost) -> SparePages:
-    """The spare pages of ``host``'s browser."""
-    with _SPARES_LOCK:
-        spares = _SPARES.get(host)
-        if spares is None:
-            spares = _SPARES[host] = SparePages()
-        return spares
