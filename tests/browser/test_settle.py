@@ -1,6 +1,7 @@
 """Settling: a DOM change with nothing of the page's work due after it is settled after a
 short quiet; work the page scheduled (a timeout, an animation frame, a posted message, a
-running transition) holds the settle until it has run, within the quiet window."""
+running transition, a zero-length animation's finish) holds the settle until it has run,
+within the quiet window."""
 
 from __future__ import annotations
 
@@ -66,12 +67,35 @@ def test_a_change_with_nothing_due_after_it_settles_without_waiting_out_the_wind
 
 
 @pytest.mark.parametrize(
-    "case", ["timeout", "timeoutWithArgs", "stringTimeout", "frame", "message", "transition"]
+    "case",
+    [
+        "timeout",
+        "timeoutWithArgs",
+        "stringTimeout",
+        "frame",
+        "message",
+        "transition",
+    ],
 )
 def test_work_the_page_scheduled_is_waited_for_before_the_page_counts_as_settled(env, case):
     settled, status = settle_after(env, case)
     assert not settled["timedOut"] and not settled["navigating"]
     assert status == "done", f"settled before the {case} had run"
+
+
+@pytest.mark.parametrize("case", ["instantAnimationEvent", "instantAnimationPromise"])
+def test_a_zero_length_animation_holds_the_settle_until_its_finish_has_come(env, case):
+    """Under reduced motion a library's animation is zero-length: finished at once, its
+    finish (on which the page hides what it animated out) comes with the next frame. The
+    status is read as the settle ends: a frame later, the page has moved on either way."""
+    env.reset(seed=0)
+    settle = (
+        "AGENT.settle({quietMs: 1000, capMs: 5000})"
+        ".then((r) => [r, document.getElementById('status').textContent])"
+    )
+    settled, seen = in_agent_world(env, f"CASES[{case!r}]()", settle)
+    assert not settled["timedOut"] and not settled["navigating"]
+    assert seen == "done", f"settled before the {case}'s finish"
 
 
 def test_a_page_that_keeps_scheduling_work_still_settles_after_the_quiet_window(env):
