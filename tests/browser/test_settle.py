@@ -67,15 +67,7 @@ def test_a_change_with_nothing_due_after_it_settles_without_waiting_out_the_wind
 
 
 @pytest.mark.parametrize(
-    "case",
-    [
-        "timeout",
-        "timeoutWithArgs",
-        "stringTimeout",
-        "frame",
-        "message",
-        "transition",
-    ],
+    "case", ["timeout", "timeoutWithArgs", "stringTimeout", "frame", "message", "transition"]
 )
 def test_work_the_page_scheduled_is_waited_for_before_the_page_counts_as_settled(env, case):
     settled, status = settle_after(env, case)

@@ -4,7 +4,7 @@
 // it has scheduled, note what containment refuses there, and evaluate the task's JS
 // criteria. They keep every builtin they use from before the page ran, and talk to the
 // agent through DOM events, which both worlds see:
-//   webharness:ask {since, until}  -> webharness:answer {pending, due, contained, ...}
+//   webharness:ask {since, until}  -> webharness:answer {pending, due, contained}
 //   webharness:change               a request of the page finished
 (() => {
   "use strict"; // arguments not mapped to the parameters: a hook may rewrite its arguments
@@ -57,20 +57,39 @@
   const frames = Object.create(null); // id -> the request's number (frameSeq), while pending
   let framesDue = 0, frameSeq = 0;
   const nativeFrame = window.requestAnimationFrame, nativeCancelFrame = window.cancelAnimationFrame;
+  const frameAsked = (id) => { frames[id] = ++frameSeq; framesDue++; };
+  const frameDone = (id) => { if (frames[id]) { delete frames[id]; framesDue--; } };
   window.requestAnimationFrame = function (callback) {
     if (typeof callback !== "function") return apply(nativeFrame, window, [callback]); // throws as it would
     let id;
     id = apply(nativeFrame, window, [function (t) {
-      if (frames[id]) { delete frames[id]; framesDue--; }
+      frameDone(id);
       return apply(callback, this, [t]);
     }]);
-    frames[id] = ++frameSeq;
-    framesDue++;
+    frameAsked(id);
     return id;
   };
   window.cancelAnimationFrame = function (id) {
-    if (frames[id]) { delete frames[id]; framesDue--; }
+    frameDone(id);
     return apply(nativeCancelFrame, window, [id]);
+  };
+  // Pages run with prefers-reduced-motion (page_session.py), which component libraries
+  // honour with zero-length animations (Shoelace's listbox: duration 0). Such an animation
+  // is finished at once and gone from document.getAnimations(), yet its finish event, on
+  // which the page acts (hides the listbox it animated out), comes with the next frame:
+  // it is an animation frame owed, until that event (or its cancel).
+  const animate = Element.prototype.animate;
+  const playState = Object.getOwnPropertyDescriptor(Animation.prototype, "playState").get;
+  let finishes = 0;
+  Element.prototype.animate = function () {
+    const animation = apply(animate, this, arguments);
+    if (apply(playState, animation, []) === "finished") {
+      const id = "finish " + ++finishes;
+      frameAsked(id);
+      apply(listen, animation, ["finish", () => frameDone(id), { once: true }]);
+      apply(listen, animation, ["cancel", () => frameDone(id), { once: true }]);
+    }
+    return animation;
   };
   let lastPost = -Infinity;
   const notePost = (owner) => {
@@ -96,39 +115,6 @@
       if (timeouts[id] < stale) delete timeouts[id]; // a string handler, run long ago
     }
     return false;
-  };
-
-  // --- animations over before they start ---------------------------------------------------
-  // Pages run with prefers-reduced-motion (page_session.py), which component libraries
-  // honour with zero-length animations (Shoelace's listbox: duration 0). Such an animation
-  // is finished at once and gone from document.getAnimations(), yet its finish event, on
-  // which the page acts (hides the listbox it animated out), comes with the next frame. It
-  // is owed until then (or its cancel), for at most FINISH_OWED_MS (a frame that never
-  // comes must not hold every later settle).
-  const FINISH_OWED_MS = 250;
-  const owedFinishes = Object.create(null); // id -> when it was made (performance.now() ms)
-  let finishSeq = 0;
-  const animate = Element.prototype.animate;
-  const playState = Object.getOwnPropertyDescriptor(Animation.prototype, "playState").get;
-  Element.prototype.animate = function () {
-    const animation = apply(animate, this, arguments);
-    if (apply(playState, animation, []) === "finished") {
-      const id = ++finishSeq;
-      owedFinishes[id] = now();
-      const paid = () => { delete owedFinishes[id]; };
-      apply(listen, animation, ["finish", paid, { once: true }]);
-      apply(listen, animation, ["cancel", paid, { once: true }]);
-    }
-    return animation;
-  };
-  const finishOwed = () => {
-    const stale = now() - FINISH_OWED_MS;
-    let owed = false;
-    for (const id in owedFinishes) {
-      if (owedFinishes[id] < stale) delete owedFinishes[id];
-      else owed = true;
-    }
-    return owed;
   };
 
   // --- shadow roots: a document's mutation observer does not see into them ---------------
@@ -200,7 +186,7 @@
     announceConnected();
     const notes = contained;
     contained = [];
-    tell("answer", { pending, due: workDue(question.since, question.until), contained: notes, frameSeq, oldestFrame: oldestFrame(), finishOwed: finishOwed() });
+    tell("answer", { pending, due: workDue(question.since, question.until), contained: notes, frameSeq, oldestFrame: oldestFrame() });
   }]);
 
   // --- the task's JS criteria, in the page's world (they read the app's own state) ---------

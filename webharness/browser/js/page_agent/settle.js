@@ -56,8 +56,8 @@ const navigationDue = () => {
 // the page had asked for when the settle began (a render batched into
 // requestAnimationFrame), until they have run; and a short animation on what changed
 // (motionOnChange), until it has ended and one frame has passed, so that what the page
-// does at its end (transitionend) has been done; and a zero-length animation (reduced
-// motion) until its finish event, which comes with the next frame (page_hooks.js).
+// does at its end (transitionend) has been done. A zero-length animation's finish, which
+// comes with the next frame, counts as an animation frame asked for (page_hooks.js).
 const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) => {
   const start = performance.now();
   const framesAsked = askPage(start, start).frameSeq || 0;
@@ -74,7 +74,7 @@ const settle = ({ quietMs = 10, capMs = 3000 } = {}) => new Promise((resolve) =>
       requestAnimationFrame(() => { frameAsked = false; frameAfterMotion = true; });
     }
     const framesOwed = page.oldestFrame !== undefined && page.oldestFrame <= framesAsked;
-    const held = moving || (moved && !frameAfterMotion) || framesOwed || page.finishOwed || framesLoading() || imagesLoading();
+    const held = moving || (moved && !frameAfterMotion) || framesOwed || framesLoading() || imagesLoading();
     const quiet = page.pending === 0 && document.readyState !== "loading" && !navigationDue() && !held
       && (quietFor >= quietMs || (quietFor >= MIN_QUIET_MS && !page.due && !animating()));
     if (quiet) return end({ navigating: false, timedOut: false, early: quietFor < quietMs });
