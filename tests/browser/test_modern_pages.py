@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.episodes import ref_of, step
 from tests.support.sites import site_spec
 from webharness.browser import chromium_axtree
 from webharness.envs import WebEvalEnv
@@ -28,11 +29,6 @@ def open_page(env: WebEvalEnv, page: str) -> tuple[dict[str, Any], dict[str, Any
     return obs, info
 
 
-def step(env: WebEvalEnv, action: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    obs, _, _, _, info = env.step(action)
-    return obs, info
-
-
 def chromium(env: WebEvalEnv) -> list[chromium_axtree.ChromiumNode]:
     session = env.episode.session
     return env.runtime.run(chromium_axtree.chromium_nodes(session.cdp), 30)
@@ -40,13 +36,6 @@ def chromium(env: WebEvalEnv) -> list[chromium_axtree.ChromiumNode]:
 
 def chromium_named(env: WebEvalEnv, role: str) -> list[str]:
     return [node.name for node in chromium(env) if node.role == role]
-
-
-def ref_of(info: dict[str, Any], role: str, name: str) -> str:
-    found = info["semantic_state"].find(role, name)
-    shown = [(e.role, e.name) for e in info["semantic_state"].elements]
-    assert found, f"no {role} {name!r} in {shown}"
-    return found[0].ref
 
 
 def test_a_labelled_input_inside_a_shadow_root_is_named_as_chromium_names_it_and_filled(env):

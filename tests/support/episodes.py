@@ -120,3 +120,18 @@ def oracle_seeds(env_id: str, path_id: str) -> list[int]:
     so each seed is played once per scenario and each path on every n-th seed."""
     paths = [p.id for p in get_task(env_id).golden_paths]
     return [seed for seed in ORACLE_SEEDS if seed % len(paths) == paths.index(path_id)]
+
+
+def step(env: gym.Env, action: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One step; its observation and info."""
+    obs, _, _, _, info = env.step(action)
+    return obs, info
+
+
+def ref_of(info: dict[str, Any], role: str, name: str) -> str:
+    """The ref of the first element with ``role`` and ``name`` in the step's semantic state
+    (the test fails naming what there is when none has them)."""
+    found = info["semantic_state"].find(role, name)
+    shown = [(e.role, e.name) for e in info["semantic_state"].elements]
+    assert found, f"no {role} {name!r} in {shown}"
+    return str(found[0].ref)

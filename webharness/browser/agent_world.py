@@ -34,17 +34,17 @@ class PageScriptError(PlaywrightError):
 
 
 class AgentWorld:
-    """The agent's world in one page's main frame, over that page's CDP session."""
+    """The agent's world in one frame (a page's main frame, or a frame of another origin:
+    ``frame_worlds.py``), over a CDP session that reaches that frame."""
 
     _of_page: ClassVar[weakref.WeakKeyDictionary[Page, AgentWorld]] = weakref.WeakKeyDictionary()
 
-    def __init__(self, page: Page, cdp: CDPSession, frame_id: str) -> None:
+    def __init__(self, cdp: CDPSession, frame_id: str) -> None:
         self._cdp, self._frame_id = cdp, frame_id
         self._context_id: int | None = None
         self.crashed = False  # set by crash(): a crashed page never answers a CDP call
         self._waiting: set[asyncio.Task[Any]] = set()  # the tasks awaiting an answer
         self._episode_scripts: list[str] = []  # identifiers of add_script's scripts
-        AgentWorld._of_page[page] = self
 
     @classmethod
     async def install(cls, page: Page, cdp: CDPSession, agent_source: str) -> AgentWorld:
@@ -56,7 +56,9 @@ class AgentWorld:
             "Page.addScriptToEvaluateOnNewDocument",
             {"source": agent_source, "worldName": WORLD_NAME, "runImmediately": True},
         )
-        return cls(page, cdp, frame_id)
+        world = cls(cdp, frame_id)
+        AgentWorld._of_page[page] = world
+        return world
 
     async def add_script(self, source: str) -> None:
         """Run ``source`` in the agent's world of every new document, after the agent, for
@@ -102,6 +104,23 @@ class AgentWorld:
         except PlaywrightError:
             self._context_id = None  # its document may have gone: ask again next time
             raise
+
+    async def frame_id_of(self, ref: str) -> str | None:
+        """The frame that the ``<iframe>`` with ``ref`` holds (its id in CDP); None when
+        there is no such element or it holds none."""
+        params = {"expression": f"{AGENT}.element({json.dumps(ref)})", "returnByValue": False}
+        answer = await self._send(
+            "Runtime.evaluate", {**params, "contextId": await self._context()}
+        )
+        handle = answer["result"].get("objectId")
+        if handle is None:
+            return None
+        try:
+            node = (await self._send("DOM.describeNode", {"objectId": handle}))["node"]
+        finally:
+            await self._send("Runtime.releaseObject", {"objectId": handle})
+        frame_id = node.get("frameId")
+        return str(frame_id) if frame_id else None
 
     async def criteria(self, expressions: list[str]) -> dict[str, Any]:
         """The task's JS criteria, evaluated in the page's own world:

@@ -55,6 +55,11 @@ LAUNCH_ARGS = (
     # WebRTC sends only through the context's proxy (browser/egress.py): no direct UDP
     # (STUN), and its TCP relays go through the proxy, which checks them.
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    # A frame of another site in a process of its own, as in Chrome and in the full
+    # Chromium a headed env runs (the headless shell would keep it in the page's process):
+    # one behaviour for both, and for frame_worlds.py, which reaches such a frame over a
+    # session of its own. Pages without frames of other sites are not affected.
+    "--site-per-process",
 )
 # Playwright's driver is a Node.js process that only relays small protocol messages; with
 # V8's default young generation (16 MB semi-spaces) it holds ~20 MB more than it needs.

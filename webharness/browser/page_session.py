@@ -8,14 +8,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import functools
 import io
 import json
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -33,7 +31,9 @@ from playwright.async_api import Error as PlaywrightError
 
 from webharness.browser.agent_world import AgentWorld
 from webharness.browser.egress import EgressProxy
+from webharness.browser.frame_worlds import FrameWorlds
 from webharness.browser.page_reuse import Leftovers
+from webharness.browser.page_scripts import page_agent_script, page_hooks_script
 from webharness.browser.script_loads import ScriptLoads
 from webharness.episode.site import SiteRouter
 
@@ -54,55 +54,6 @@ DEFAULT_TREE_LINES = 5_000
 # that the navigation cut short: how long to wait for it before calling the error the
 # browser's.
 NAVIGATION_EVENT_GRACE_S = 0.5
-
-# The page agent (``js/page_agent/``), one file per concept, joined in this order into one
-# function scope that runs once per document, before the page's own scripts, in a world of
-# its own (agent_world.py): it tracks DOM mutations (settling), hands out refs that stay
-# with their element, and extracts the accessibility tree and the semantic state in one
-# pass. ``js/page_hooks.js`` runs in the page's world for what only that world sees.
-PAGE_AGENT_PARTS = (
-    "core",  # shared state
-    "tree",  # the flat tree: shadow roots, slots, same-origin frames; the composed hit test
-    "watch",  # mutations; the page's requests and scheduled work, asked of its world
-    "containment",  # permission asks noted
-    "settle",  # navigations, downloads refused, settle and waitForChange
-    "roles",  # roles, visibility and states
-    "names",  # accessible names (accname)
-    "generated",  # the text of ::before and ::after, asked only where rules can give it
-    "refs",  # refs handed out and looked up
-    "snapshot",  # the one-pass snapshot
-    "act",  # locating, focusing, selecting and scrolling for actions
-    "observe",  # the observation as one JSON string; the agent object exported
-)
-
-
-@functools.cache
-def page_agent_script() -> str:
-    """The page agent's parts joined into the init script installed in every document."""
-    folder = resources.files("webharness.browser").joinpath("js/page_agent")
-    parts = (folder.joinpath(f"{part}.js").read_text(encoding="utf-8") for part in PAGE_AGENT_PARTS)
-    return (
-        f"(() => {{\nif (window[Symbol.for('webharness.agent')]) return;\n{''.join(parts)}}})();\n"
-    )
-
-
-@functools.cache
-def page_hooks_script() -> str:
-    """The hooks the agent keeps in the page's own world (``js/page_hooks.js``)."""
-    return resources.files("webharness.browser").joinpath("js/page_hooks.js").read_text("utf-8")
-
-
-def _mark_frames(axtree: str, origins: Any, reaches: Callable[[str], bool]) -> str:
-    """The frames the page agent could not enter (another origin), marked in the tree:
-    blocked when the task does not allow their origin (the route refused their document),
-    else shown without their content, which only their own world can read."""
-    for origin in dict.fromkeys(origins):
-        if reaches(origin):
-            note = f"[cross-origin: {origin}, content not observed]"
-        else:
-            note = f"[blocked: {origin} is not allowed for this task]"
-        axtree = axtree.replace(f"[cross-origin: {origin}]", note)
-    return axtree
 
 
 @dataclass
@@ -149,6 +100,7 @@ class PageSession:
     ) -> None:
         self.context, self.page, self.router, self._egress = context, page, router, egress
         self.world = world  # the page agent's own world: every call into the agent
+        self.frames = FrameWorlds(page, cdp, world, page_agent_script())  # other origins'
         self._cdp = cdp  # for screenshots; opened with the page, ahead of the episode
         self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
         self._loaded = asyncio.Event()
@@ -197,9 +149,12 @@ class PageSession:
 
     def _on_navigated(self, frame: Frame) -> None:
         self.leftovers.opened(frame.url)
-        if frame is self.page.main_frame:
+        if frame is not self.page.main_frame:
+            self.frames.navigated()
+        else:
             self.navigations += 1
             self.world.new_document()
+            self.frames.forget()
             self._scripts.forget()
             self._navigated.set()
 
@@ -227,6 +182,7 @@ class PageSession:
     def _on_crash(self, _page: Page) -> None:
         self.crashed = True
         self.world.crash()
+        self.frames.crash()
         self._loaded.set()  # wake the waits for a document that will not come
         self._navigated.set()
 
@@ -268,6 +224,7 @@ class PageSession:
 
         Returns whether the page settled, the snapshot, and the snapshot's own time (ms).
         """
+        deadline = time.monotonic() + cap_ms / 1000
         settled, raw = await self._settle(quiet_ms, cap_ms, request.payload())
         if raw is None or "snap" not in raw:  # no new document in time, or a snapshot that threw
             started = time.perf_counter()
@@ -276,6 +233,11 @@ class PageSession:
                 await self.snapshot(request),
                 (time.perf_counter() - started) * 1000,
             )
+        if await self.frames.settle(raw["snap"], self.router.reaches, quiet_ms, deadline):
+            remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
+            settled_again, again = await self._settle(quiet_ms, remaining_ms, request.payload())
+            if again is not None and "snap" in again:
+                settled, raw = settled and settled_again, again
         return settled, await self._snapshot_of(raw["snap"], request), raw["snapshotMs"]
 
     async def _settle(
@@ -337,15 +299,17 @@ class PageSession:
         return await self._snapshot_of(raw, request)
 
     async def _snapshot_of(self, raw: dict[str, Any], request: ObserveRequest) -> Snapshot:
-        """The snapshot, with the task's JS criteria evaluated in the page's world right
-        after it (a second call, only for a task that has such criteria)."""
+        """The snapshot, with the allowed frames of other origins joined in (``frame_worlds``),
+        and the task's JS criteria evaluated in the page's world right after it (a call of
+        its own, only for a task that has such criteria)."""
+        raw = await self.frames.observe(raw, request.payload(), self.router.reaches)
         for entry in raw.get("contained", ()):
             self.router.record(str(entry))  # what the page agent and the page's hooks refused
         criteria: dict[str, Any] = {"values": {}, "errors": {}}
         if request.expressions:
             criteria = await self.world.criteria(list(request.expressions))
         return Snapshot(
-            axtree=_mark_frames(raw["axtree"], raw.get("frames", ()), self.router.reaches),
+            axtree=raw["axtree"],
             state=raw["state"],
             max_ref=raw["maxRef"],
             js=criteria["values"],
@@ -370,8 +334,14 @@ class PageSession:
         return self._cdp
 
     async def call_agent(self, method: str, *args: Any) -> Any:
-        """Call a method of the in-page agent with JSON arguments."""
-        return await self.world.call(method, *args)
+        """Call a method of the in-page agent with JSON arguments; one given a ref shown
+        in a frame of another origin goes to that frame's agent."""
+        frame = self.frames.owner(args[0]) if args and isinstance(args[0], str) else None
+        if frame is None:
+            return await self.world.call(method, *args)
+        if method == "locate":
+            return await self.frames.locate(frame, args[0])
+        return await self.frames.call(frame, method, *args)
 
     async def add_episode_script(self, source: str) -> None:
         """An init script for this episode's documents only (``recycle`` removes it)."""
@@ -390,6 +360,7 @@ class PageSession:
         # of its own became an error page that held up about:blank's.
         await self.leftovers.wipe(self.page, self._cdp, self.world, self.episodes)
         self.router.episode = None
+        self.frames.forget()
 
     async def close(self) -> None:
         try:

@@ -39,6 +39,31 @@ const locate = (ref) => {
   };
 };
 
+// A cross-origin frame's elements are located by the agent in that frame, to which Python
+// sends their refs (browser/frame_worlds.py). This side brings the <iframe> into view
+// first, then hit-tests the point that agent found: only this document can tell that a
+// popup of its own covers the frame there. fx, fy are in the frame's viewport.
+const revealFrame = (ref) => {
+  const found = lookup(ref);
+  if (found.status !== "ok") return found.status;
+  if (isHiddenDeep(found.el)) return "hidden";
+  found.el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+  return "ok";
+};
+
+const frameHit = (ref, fx, fy) => {
+  const found = lookup(ref);
+  if (found.status !== "ok") return { status: found.status };
+  const frame = found.el;
+  const [dx, dy] = documentOffset(frame.ownerDocument);
+  const [ox, oy] = frameContentOffset(frame);
+  const x = dx + ox + fx, y = dy + oy + fy;
+  const hit = deepElementFromPoint(document, x, y);
+  if (!hit) return { status: "hidden" }; // the point is outside the page's viewport
+  if (hit === frame) return { status: "ok", x, y };
+  return { status: "covered", coveredBy: describe(identify(hit)?.el || hit), x, y };
+};
+
 const selectAll = (ref) => {
   const found = lookup(ref);
   if (found.status !== "ok") return false;

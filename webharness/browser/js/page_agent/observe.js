@@ -19,6 +19,7 @@ const settleAndObserve = async ({ settle: settleOptions, observe: observeOptions
 
 Object.defineProperty(window, KEY, {
   value: Object.freeze({ settle, waitForChange, snapshot, observe, settleAndObserve, locate, selectAll, focus, selectOption, scrollBy, identify,
+    revealFrame, frameHit, element: (ref) => { const found = lookup(ref); return found.el || null; },
     markSettled: () => { state.navigating = false; state.dueNavigation = null; },
     refOf: (el) => state.refOf.get(el) || null }), // the ref an element was given (benchmarks)
   enumerable: false,

@@ -53,7 +53,7 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
   const alerts = [];
   const dialogs = [];
   const nodes = [];
-  const frames = []; // origins of the frames this world cannot enter (Python marks them)
+  const frames = []; // the frames this world cannot enter (browser/frame_worlds.py)
   const frameTexts = [];
   const top = viewOf(document, [0, 0]);
   const vw = top.vw, vh = top.vh;
@@ -138,18 +138,20 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
     }
   };
   // A same-origin frame's document is walked from here, under its <iframe>, its refs
-  // acting in it; one this world cannot enter says whose it is.
+  // acting in it. One this world cannot enter says whose it is, and where its viewport
+  // sits in the page's, for its own agent to observe it (scope: the <iframe>'s ref).
   const visitFrame = (frame, line, depth, scope, view) => {
     const doc = frameDocument(frame);
+    const [fx, fy] = frameContentOffset(frame);
     if (!doc) {
       const origin = originOf(frame);
-      frames.push(origin);
+      const offset = [view.offset[0] + fx, view.offset[1] + fy];
+      frames.push({ origin, ref: scope, depth, offset, focused: deepActiveElement() === frame });
       lines[line].text += ` [cross-origin: ${origin}]`;
       return;
     }
     watch(doc);
     if (!doc.body) return;
-    const [fx, fy] = frameContentOffset(frame);
     frameTexts.push(doc.body.innerText);
     visit(doc.body, depth, scope, viewOf(doc, [view.offset[0] + fx, view.offset[1] + fy]));
   };

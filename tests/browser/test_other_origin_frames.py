@@ -1,0 +1,161 @@
+"""A frame of another origin that the task allows (a payment form, as shops embed them):
+its content is observed under its <iframe> and acted on through the env, whether Chromium
+renders it out of the page's process (another site) or in it (the same site, another
+port). The frame's page is served by a second server on 127.0.0.1, the page tells what it
+received from the frame (postMessage)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import itertools
+import threading
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from playwright.async_api import Error as PlaywrightError
+
+from tests.support.episodes import ref_of, step
+from tests.support.sites import FIXTURES, site_spec
+from webharness.browser import chromium_axtree
+from webharness.envs import WebEvalEnv
+
+SITE = FIXTURES / "modern_site"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[tuple[str, str]]:
+    """Two origins on 127.0.0.1 serving the modern site: one for an external page, one
+    for the frame."""
+    started = []
+    for _ in range(2):
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE))
+        )
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        started.append(server)
+    yield tuple(f"http://127.0.0.1:{s.server_address[1]}" for s in started)  # type: ignore[misc]
+    for server in started:
+        server.shutdown()
+        server.server_close()
+
+
+# Where the shop's page comes from: our own origin (http://webeval.test: the frame on
+# 127.0.0.1 is another site, out of the page's process), or 127.0.0.1 on another port
+# (the same site: Chromium renders the frame in the page's process).
+ARRANGEMENTS = ["another-site", "same-site"]
+
+
+@pytest.fixture(scope="module", params=ARRANGEMENTS)
+def env(browser, servers, request) -> Iterator[WebEvalEnv]:
+    page_origin, frame_origin = servers
+    page = "/other_origin.html#" + quote(f"{frame_origin}/payment_frame.html", safe="")
+    spec = site_spec("modern_site", start_page=page, allowed_origins=[frame_origin])
+    if request.param == "same-site":  # the shop's page is an external site's
+        spec = spec.model_copy(update={"site": None, "start_url": page_origin + page})
+    env = WebEvalEnv(spec, obs_mode="text")
+    env.arrangement = request.param  # type: ignore[attr-defined]
+    yield env
+    env.close()
+
+
+def test_the_frame_is_out_of_the_page_s_process_only_for_another_site(env):
+    env.reset(seed=0)
+    page = env.episode.session.page
+    (frame,) = page.frames[1:]
+
+    async def out_of_process() -> bool:  # Playwright opens a session for such a frame only
+        try:
+            await (await page.context.new_cdp_session(frame)).detach()
+        except PlaywrightError:
+            return False
+        return True
+
+    assert env.runtime.run(out_of_process(), 10) == (env.arrangement == "another-site")
+
+
+def test_the_frame_s_content_is_in_the_tree_under_its_iframe_and_in_the_state(env):
+    obs, info = env.reset(seed=0)
+    lines = obs["axtree"].split("\n")
+    at = next(i for i, line in enumerate(lines) if '- iframe "Payment"' in line)
+    assert lines[at].endswith(":") and "cross-origin" not in lines[at]
+    indent = len(lines[at]) - len(lines[at].lstrip()) + 2
+    below = lines[at + 1 : at + 5]
+    assert (
+        below[0]
+        == " " * indent + '- heading "Card payment" [level=2] [ref=' + below[0].split("[ref=")[1]
+    )
+    assert any('textbox "Card holder"' in line for line in below)
+    refs = [e.ref for e in info["semantic_state"].elements]
+    assert len(refs) == len(set(refs)), "refs are unique across the page and its frame"
+    holder = info["semantic_state"].find("textbox", "Card holder")[0]
+    assert holder.in_viewport and holder.bbox[0] > 40 + 8 + 6  # in the page's coordinates
+
+
+def test_the_frame_s_controls_are_those_chromium_shows_in_it_with_its_roles_and_names(env):
+    obs, _ = env.reset(seed=0)
+    session = env.episode.session
+    (frame,) = session.page.frames[1:]
+
+    async def chromium_frame_nodes() -> list[tuple[str, str]]:
+        try:  # out of process: the frame's own session; else the page's, the frame's id
+            cdp = await session.page.context.new_cdp_session(frame)
+            top = None
+        except PlaywrightError:
+            cdp = session.cdp
+            top = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        nodes = await chromium_axtree.chromium_nodes(cdp)
+        return sorted((n.role, n.name) for n in nodes if n.frame_id != top)
+
+    chromium = env.runtime.run(chromium_frame_nodes(), 10)
+    lines = obs["axtree"].split("\n")
+    at = next(i for i, line in enumerate(lines) if '- iframe "Payment"' in line)
+    depth = len(lines[at]) - len(lines[at].lstrip())
+    below = "\n".join(
+        itertools.takewhile(lambda line: len(line) - len(line.lstrip()) > depth, lines[at + 1 :])
+    )
+    ours = sorted(
+        (role, name)
+        for role, name in chromium_axtree.tree_nodes(below).values()
+        if role in chromium_axtree.INTERACTIVE
+    )
+    assert (
+        chromium
+        == ours
+        == [("button", "Pay now"), ("link", "Cancel payment"), ("textbox", "Card holder")]
+    )
+
+
+def test_a_form_in_the_frame_is_filled_and_its_button_clicked_and_the_page_sees_it(env):
+    _, info = env.reset(seed=0)
+    _, info = step(env, f'fill("{ref_of(info, "textbox", "Card holder")}", "Ada Lovelace")')
+    assert info["action_result"].ok
+    obs, info = step(env, f'click("{ref_of(info, "button", "Pay now")}")')
+    assert info["action_result"].ok and info["action_result"].state_changed
+    assert 'status "Paid by Ada Lovelace' in obs["axtree"]
+    # Rendered in the frame's next animation frame: settled on by the frame's own agent.
+    assert "Payment sent" in info["semantic_state"].alerts
+
+
+def test_a_popup_of_the_page_over_the_frame_covers_the_frame_s_button(env):
+    _, info = env.reset(seed=0)
+    _, info = step(env, f'click("{ref_of(info, "button", "Show promotion")}")')
+    _, info = step(env, f'click("{ref_of(info, "button", "Pay now")}")')
+    result = info["action_result"]
+    assert result.error == "not_interactable" and 'covered by dialog "Promotion"' in result.message
+
+
+def test_a_ref_of_the_frame_is_stale_once_the_frame_has_left_its_document(env):
+    _, info = env.reset(seed=0)
+    pay = ref_of(info, "button", "Pay now")
+    obs, info = step(env, f'click("{ref_of(info, "link", "Cancel payment")}")')
+    assert "Payment cancelled." in obs["axtree"] and "Pay now" not in obs["axtree"]
+    _, info = step(env, f'click("{pay}")')
+    assert info["action_result"].error == "stale_ref"
