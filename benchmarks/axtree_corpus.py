@@ -3,7 +3,9 @@ the tree compared with Chromium's at the start and after every step.
 
 - the built-in scenarios, along their first golden path (seed 0);
 - the suite's own pages for each case of issue #16 (tests/fixtures/modern_site), with a
-  few steps that open what starts closed;
+  few steps that open what starts closed; the page with a frame of another origin twice
+  (another site's frame, out of the page's process; the same site's, in it), its frame
+  served by a server on 127.0.0.1 that the caller runs (``frame_servers``);
 - demo pages of two component libraries from npm that use shadow DOM, Shoelace and Ionic
   (tests/fixtures/components_site, installed by scripts/setup_components.sh), along the
   tasks' golden paths and paths that open their dialogs, selects, tabs and details.
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.sites import FRAME_ARRANGEMENTS, other_origin_frame_spec
 from webharness import load_task
 from webharness.spec.catalogue import get_task, task_names
 from webharness.spec.steps import GoldenPath
@@ -61,7 +64,9 @@ def builtin_pages() -> list[Page]:
     return [Page(f"builtin/{name}", get_task(name)) for name in task_names()]
 
 
-def own_pages() -> list[Page]:
+def own_pages(frame_servers: list[str]) -> list[Page]:
+    """Our pages; ``frame_servers``: two origins serving modern_site (the page's and its
+    frame's, for the frame of another origin)."""
     opened = {
         "shadow.html": [_click("button", "Team Choose…"), _click("button", "Show tip")],
         "hidden.html": [_click("button", "More details")],
@@ -70,7 +75,21 @@ def own_pages() -> list[Page]:
         "modal.html": [_click("button", "Open settings")],
         "names.html": [_click("button", "Fine print")],
     }
-    return [Page(f"own/{page}", _own_page(page, steps)) for page, steps in opened.items()]
+    pay = [
+        {"action": "fill", "target": {"role": "textbox", "name": "Card holder"}, "value": "Ada"},
+        _click("button", "Pay now"),
+        {"action": "done"},
+    ]
+    framed = [
+        Page(
+            f"own/other_origin.html ({arrangement})",
+            other_origin_frame_spec(
+                arrangement, *frame_servers, golden_paths=[{"id": "pay", "steps": pay}]
+            ),
+        )
+        for arrangement in FRAME_ARRANGEMENTS
+    ]
+    return [Page(f"own/{page}", _own_page(page, steps)) for page, steps in opened.items()] + framed
 
 
 def library_pages() -> list[Page]:
@@ -104,5 +123,5 @@ def library_pages() -> list[Page]:
     ]
 
 
-def corpus() -> list[Page]:
-    return builtin_pages() + own_pages() + library_pages()
+def corpus(frame_servers: list[str]) -> list[Page]:
+    return builtin_pages() + own_pages(frame_servers) + library_pages()

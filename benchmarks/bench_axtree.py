@@ -22,9 +22,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(1, str(Path(__file__).parents[1]))  # tests.support: the frame's server
 
 from axtree_corpus import Page, corpus  # noqa: E402
 
+from tests.support.sites import FIXTURES  # noqa: E402
+from tests.support.static_server import serving  # noqa: E402
 from webharness.browser import chromium_axtree  # noqa: E402
 from webharness.envs import WebEvalEnv  # noqa: E402
 from webharness.golden.oracle import OracleAgent  # noqa: E402
@@ -53,7 +56,9 @@ def measure(page: Page, seed: int = 0) -> list[dict[str, Any]]:
 
 def _row(env: WebEvalEnv, obs: dict[str, Any], label: str) -> dict[str, Any]:
     session = env.episode.session
-    result = env.runtime.run(chromium_axtree.compare(session.cdp, session.world, obs["axtree"]), 60)
+    frames = session.frames.worlds()
+    compared = chromium_axtree.compare(session.cdp, session.world, obs["axtree"], frames)
+    result = env.runtime.run(compared, 60)
     return {
         "page": label,
         "nodes": result.nodes,
@@ -83,10 +88,11 @@ def main() -> None:
     parser.add_argument("--json", help="write every row to this file")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
-    for page in corpus():
-        if args.only and not page.label.startswith(args.only):
-            continue
-        rows.extend(measure(page))
+    with serving(FIXTURES / "modern_site", count=2) as frame_servers:
+        for page in corpus(frame_servers):
+            if args.only and not page.label.startswith(args.only):
+                continue
+            rows.extend(measure(page))
     print(f"{'page':70s} {'nodes':>5s} {'recall':>7s} {'role':>7s} {'name':>7s}")
     for row in rows:
         print(

@@ -6,61 +6,33 @@ received from the frame (postMessage)."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import itertools
-import threading
 from collections.abc import Iterator
-from typing import Any
-from urllib.parse import quote
 
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
-from tests.support.episodes import ref_of, step
-from tests.support.sites import FIXTURES, site_spec
+from tests.support.episodes import oracle_policy, play, ref_of, step
+from tests.support.sites import FIXTURES, FRAME_ARRANGEMENTS, other_origin_frame_spec
+from tests.support.static_server import serving
 from webharness.browser import chromium_axtree
 from webharness.envs import WebEvalEnv
+from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment
 
 SITE = FIXTURES / "modern_site"
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
-def servers() -> Iterator[tuple[str, str]]:
+def servers() -> Iterator[list[str]]:
     """Two origins on 127.0.0.1 serving the modern site: one for an external page, one
     for the frame."""
-    started = []
-    for _ in range(2):
-        server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE))
-        )
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        started.append(server)
-    yield tuple(f"http://127.0.0.1:{s.server_address[1]}" for s in started)  # type: ignore[misc]
-    for server in started:
-        server.shutdown()
-        server.server_close()
+    with serving(SITE, count=2) as origins:
+        yield origins
 
 
-# Where the shop's page comes from: our own origin (http://webeval.test: the frame on
-# 127.0.0.1 is another site, out of the page's process), or 127.0.0.1 on another port
-# (the same site: Chromium renders the frame in the page's process).
-ARRANGEMENTS = ["another-site", "same-site"]
-
-
-@pytest.fixture(scope="module", params=ARRANGEMENTS)
+@pytest.fixture(scope="module", params=FRAME_ARRANGEMENTS)
 def env(browser, servers, request) -> Iterator[WebEvalEnv]:
-    page_origin, frame_origin = servers
-    page = "/other_origin.html#" + quote(f"{frame_origin}/payment_frame.html", safe="")
-    spec = site_spec("modern_site", start_page=page, allowed_origins=[frame_origin])
-    if request.param == "same-site":  # the shop's page is an external site's
-        spec = spec.model_copy(update={"site": None, "start_url": page_origin + page})
-    env = WebEvalEnv(spec, obs_mode="text")
+    env = WebEvalEnv(other_origin_frame_spec(request.param, *servers), obs_mode="text")
     env.arrangement = request.param  # type: ignore[attr-defined]
     yield env
     env.close()
@@ -159,3 +131,32 @@ def test_a_ref_of_the_frame_is_stale_once_the_frame_has_left_its_document(env):
     assert "Payment cancelled." in obs["axtree"] and "Pay now" not in obs["axtree"]
     _, info = step(env, f'click("{pay}")')
     assert info["action_result"].error == "stale_ref"
+
+
+PAY = [
+    {"action": "fill", "target": {"role": "textbox", "name": "Card holder"}, "value": "Ada"},
+    {"action": "click", "target": {"role": "button", "name": "Pay now"}},
+    {"action": "done"},
+]
+
+
+@pytest.mark.parametrize("arrangement", FRAME_ARRANGEMENTS)
+def test_the_oracle_pays_through_the_frame_and_nothing_is_charged_to_it(
+    browser, servers, arrangement
+):
+    spec = other_origin_frame_spec(
+        arrangement,
+        *servers,
+        success={"kind": "text", "text": "Paid by Ada"},
+        golden_paths=[{"id": "pay", "steps": PAY}],
+    )
+    env = FailureAnnotation(GoldenTraceAlignment(WebEvalEnv(spec, obs_mode="text")))
+    try:
+        run = play(env, oracle_policy(env, spec=spec), seed=0)
+    finally:
+        env.close()
+    assert all(info["action_result"].ok for info in run.infos[1:]), run.actions
+    assert all(info["action_result"].state_changed for info in run.infos[1:-1]), run.actions
+    failure = run.last["failure"]
+    assert run.last["success"] and failure.passed, failure.message
+    assert failure.code is None and not failure.step_notes

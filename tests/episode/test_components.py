@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.episodes import oracle_policy, play
 from webharness import load_task
 from webharness.envs import WebEvalEnv
-from webharness.golden.oracle import OracleAgent
 from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -35,16 +35,11 @@ def test_the_oracle_passes_a_component_library_task_with_no_failure(browser, ins
     spec = load_task(task)
     env = FailureAnnotation(GoldenTraceAlignment(WebEvalEnv(spec, obs_mode="text")))
     try:
-        oracle = OracleAgent()
-        obs, info = env.reset(seed=seed)
-        oracle.reset(info["task"], spec)
-        done, results = False, []
-        while not done:
-            obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
-            results.append(info["action_result"])
-            done = terminated or truncated
+        run = play(env, oracle_policy(env, spec=spec), seed=seed)
     finally:
         env.close()
+    results = [info["action_result"] for info in run.infos[1:]]
     assert all(result.ok for result in results), [r.message for r in results if not r.ok]
-    assert info["success"] and info["failure"].passed, info["failure"].message
-    assert info["failure"].code is None and not info["failure"].step_notes
+    failure = run.last["failure"]
+    assert run.last["success"] and failure.passed, failure.message
+    assert failure.code is None and not failure.step_notes

@@ -12,6 +12,7 @@ import gymnasium as gym
 from webharness.golden.oracle import OracleAgent, golden_paths
 from webharness.spec.catalogue import get_task
 from webharness.spec.criteria import CriteriaContext
+from webharness.spec.task_spec import TaskSpec
 
 
 @dataclass
@@ -51,22 +52,24 @@ def play(env: gym.Env, policy: Policy, seed: int, max_steps: int = 60) -> Episod
     return run
 
 
-def agent_policy(agent: Any) -> Policy:
-    """A policy that resets ``agent`` whenever a new episode (task instance) starts."""
+def agent_policy(agent: Any, *reset_with: Any) -> Policy:
+    """A policy that resets ``agent`` whenever a new episode (task instance) starts (with
+    the task instance, then ``reset_with``)."""
     current: dict[str, Any] = {"instance": None}
 
     def act(obs: dict[str, Any], info: dict[str, Any]) -> str:
         if current["instance"] is not info["task"]:
             current["instance"] = info["task"]
-            agent.reset(info["task"])
+            agent.reset(info["task"], *reset_with)
         return agent.act(obs, info)
 
     return act
 
 
-def oracle_policy(env: gym.Env, path_id: str | None = None) -> Policy:
-    """A policy that plays a golden path; resets itself on each new episode."""
-    return agent_policy(OracleAgent(path_id))
+def oracle_policy(env: gym.Env, path_id: str | None = None, spec: TaskSpec | None = None) -> Policy:
+    """A policy that plays a golden path (of ``spec``, a task outside the catalogue, when
+    given); resets itself on each new episode."""
+    return agent_policy(OracleAgent(path_id), *([spec] if spec is not None else []))
 
 
 def _played_steps(

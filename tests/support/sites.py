@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from webharness.spec.task_spec import TaskSpec
 
@@ -23,3 +24,22 @@ def site_spec(site: str, success: dict[str, Any] | None = None, **fields: Any) -
             **fields,
         }
     )
+
+
+# Where a page with a frame of another origin (modern_site/other_origin.html, its payment
+# form served from 127.0.0.1) comes from: our own origin, which makes the frame another
+# site's (Chromium renders it out of the page's process), or 127.0.0.1 on another port,
+# which makes it the same site's (rendered in the page's process).
+FRAME_ARRANGEMENTS = ("another-site", "same-site")
+
+
+def other_origin_frame_spec(
+    arrangement: str, page_origin: str, frame_origin: str, **fields: Any
+) -> TaskSpec:
+    """The payment page in ``arrangement``: its frame from ``frame_origin`` (allowed), the
+    page itself from our origin or from ``page_origin`` (a server of modern_site too)."""
+    page = "/other_origin.html#" + quote(f"{frame_origin}/payment_frame.html", safe="")
+    spec = site_spec("modern_site", start_page=page, allowed_origins=[frame_origin], **fields)
+    if arrangement == "same-site":  # the page is an external site's
+        spec = spec.model_copy(update={"site": None, "start_url": page_origin + page})
+    return spec

@@ -76,6 +76,16 @@ class AgentWorld:
                 "Page.removeScriptToEvaluateOnNewDocument", {"identifier": identifier}
             )
 
+    @property
+    def frame_id(self) -> str:
+        """The frame this world is in (its id in CDP)."""
+        return self._frame_id
+
+    @property
+    def cdp(self) -> CDPSession:
+        """The CDP session that reaches the frame."""
+        return self._cdp
+
     @classmethod
     def of(cls, page: Page) -> AgentWorld:
         """The agent's world of a page opened by ``PageSession`` (for the perturbations)."""

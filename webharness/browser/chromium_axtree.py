@@ -3,13 +3,16 @@ tree is measured against (``benchmarks/bench_axtree.py``, the page agent's tests
 
 Chromium's interactive nodes (``Accessibility.getFullAXTree``, every frame) are matched to
 our refs through their DOM nodes: each node is resolved in the page agent's world and asked
-for the ref the agent gave it. A node counts as shown when that ref is in the tree text.
+for the ref the agent gave it (in a frame of another origin, in that frame's agent's world,
+over the session that reaches it: ``frame_worlds.py``). A node counts as shown when that
+ref is in the tree text.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,15 +151,22 @@ async def ref_of(cdp: CDPSession, context_id: int, backend_id: int) -> str | Non
     return value if isinstance(value, str) else None
 
 
-async def compare(cdp: CDPSession, world: AgentWorld, axtree: str) -> Comparison:
+async def compare(
+    cdp: CDPSession, world: AgentWorld, axtree: str, frames: Sequence[AgentWorld] = ()
+) -> Comparison:
     """Chromium's interactive nodes on the page now against ``axtree`` (our tree of the
-    same page, taken just before)."""
+    same page, taken just before); ``frames``: the agents' worlds in its frames of other
+    origins (``PageSession.frames.worlds()``)."""
     ours = tree_nodes(axtree)
-    context_id = await world.context_id()
+    owners = {frame.frame_id: frame for frame in frames}
+    nodes = await chromium_nodes(cdp)
+    for session in {id(f.cdp): f.cdp for f in frames if f.cdp is not cdp}.values():
+        nodes += await chromium_nodes(session)  # frames out of the page's process
     result = Comparison()
-    for node in await chromium_nodes(cdp):
+    for node in nodes:
         result.nodes += 1
-        ref = await ref_of(cdp, context_id, node.backend_id)
+        owner = owners.get(node.frame_id, world)  # a same-origin frame: the page's world
+        ref = await ref_of(owner.cdp, await owner.context_id(), node.backend_id)
         shown = ours.get(ref) if ref else None
         if shown is None:
             result.differences.append({"kind": "missing", "chromium": _describe(node)})

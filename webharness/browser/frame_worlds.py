@@ -58,6 +58,10 @@ class FrameWorlds:
         """The frame whose agent gave ``ref``, if one did."""
         return self._owners.get(ref)
 
+    def worlds(self) -> list[AgentWorld]:
+        """The agents' worlds in the frames observed so far in this document."""
+        return [frame.world for frame in self._frames.values()]
+
     def forget(self) -> None:
         """A new document in the page (or a new episode): its frames are other frames."""
         self._frames.clear()
