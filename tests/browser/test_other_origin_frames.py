@@ -133,6 +133,16 @@ def test_a_ref_of_the_frame_is_stale_once_the_frame_has_left_its_document(env):
     assert info["action_result"].error == "stale_ref"
 
 
+def test_a_frame_inside_the_frame_is_marked_not_entered(browser, servers):
+    blocked = "http://bank.blocked.test/check.html"
+    spec = other_origin_frame_spec("another-site", *servers, nested=blocked)
+    with WebEvalEnv(spec, obs_mode="text") as env:
+        obs, _ = env.reset(seed=0)
+    (line,) = [line for line in obs["axtree"].split("\n") if '- iframe "Card check"' in line]
+    assert line.endswith("[blocked: http://bank.blocked.test is not allowed for this task]")
+    assert line.startswith(" " * 4)  # under the payment frame's iframe, itself under main
+
+
 PAY = [
     {"action": "fill", "target": {"role": "textbox", "name": "Card holder"}, "value": "Ada"},
     {"action": "click", "target": {"role": "button", "name": "Pay now"}},

@@ -105,7 +105,11 @@ class FrameWorlds:
             self._owners.update(dict.fromkeys(_refs_in(snap["axtree"]), frame))
             _to_page(snap["state"], entry["offset"], self._viewport(), iframe_ref)
             indent = "  " * entry["depth"]
-            inserted[iframe_ref] = [indent + line for line in snap["axtree"].split("\n") if line]
+            inner = [line for line in snap["axtree"].split("\n") if line]
+            for nested in snap.get("frames", ()):  # one level: frames in it are not entered
+                note = _note(nested["origin"], reaches(nested["origin"]))
+                inner = [_marked(line, nested["ref"], nested["origin"], note) for line in inner]
+            inserted[iframe_ref] = [indent + line for line in inner]
             lines = [_marked(line, iframe_ref, origin, "") for line in lines]
             _merge_state(raw, snap, entry["focused"])
             next_ref = max(next_ref, snap["maxRef"] + 1)
