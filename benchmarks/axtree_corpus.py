@@ -6,7 +6,8 @@ the tree compared with Chromium's at the start and after every step.
   few steps that open what starts closed; the page with a frame of another origin twice
   (another site's frame, out of the page's process; the same site's, in it), its frame
   served by a server on 127.0.0.1 that the caller runs (``frame_servers``);
-- demo pages of two component libraries from npm that use shadow DOM, Shoelace and Ionic
+- demo pages of three component libraries from npm that use shadow DOM, Shoelace, Ionic
+  and Fluent UI 3 (whose roles, names and states are set through ElementInternals)
   (tests/fixtures/components_site, installed by scripts/setup_components.sh), along the
   tasks' golden paths and paths that open their dialogs, selects, tabs and details.
 """
@@ -74,6 +75,7 @@ def own_pages(frame_servers: list[str]) -> list[Page]:
         "motion.html": [_click("button", "Close welcome")],
         "modal.html": [_click("button", "Open settings")],
         "names.html": [_click("button", "Fine print")],
+        "internals.html": [_click("checkbox", "Dark mode"), _click("button", "Save preferences")],
     }
     pay = [
         {"action": "fill", "target": {"role": "textbox", "name": "Card holder"}, "value": "Ada"},
@@ -93,7 +95,7 @@ def own_pages(frame_servers: list[str]) -> list[Page]:
 
 
 def library_pages() -> list[Page]:
-    for package in ("@shoelace-style/shoelace", "@ionic/core"):
+    for package in ("@shoelace-style/shoelace", "@ionic/core", "@fluentui/web-components"):
         if not (LIBRARIES / package).is_dir():
             raise SystemExit(
                 f"{package} is missing from {LIBRARIES}: run scripts/setup_components.sh"
@@ -115,7 +117,20 @@ def library_pages() -> list[Page]:
         load_task(tasks / "ionic.yaml"),
         {"explore": [_click("button", "Language, Choose one"), {"action": "done"}]},
     )
+    fluent = _with_paths(
+        load_task(tasks / "fluent.yaml"),
+        {
+            "explore": [
+                _click("switch", "Mail me updates"),
+                _click("tab", "Billing"),
+                _click("button", "Help"),
+                {"action": "done"},
+            ]
+        },
+    )
     return [
+        Page("fluent/project", fluent),
+        Page("fluent/explore", fluent, "explore"),
         Page("shoelace/form", shoelace),
         Page("shoelace/explore", shoelace, "explore"),
         Page("ionic/settings", ionic),

@@ -1,15 +1,15 @@
 """Fidelity of our accessibility tree against Chromium's own (CDP Accessibility.getFullAXTree).
 
 For each page of the corpus (benchmarks/axtree_corpus.py: the built-in scenarios, the
-suite's own pages for shadow DOM, frames, hidden content and motion, and Shoelace and
-Ionic demo pages), at the start and after every step the oracle plays, Chromium's
+suite's own pages for shadow DOM, frames, hidden content and motion, and Shoelace, Ionic
+and Fluent UI demo pages), at the start and after every step the oracle plays, Chromium's
 interactive nodes (roles: chromium_axtree.INTERACTIVE; Chromium's own role names mapped
 to ARIA's by chromium_axtree.CHROMIUM_ROLES) are matched to our refs through their DOM
 nodes. Reported per page and in all: recall (Chromium's interactive nodes that our tree
 shows with a ref), role agreement and name agreement (over the nodes shown), and every
 difference.
 
-Run: python benchmarks/bench_axtree.py [--only builtin|own|shoelace|ionic] [--json out.json]
+Run: python benchmarks/bench_axtree.py [--only builtin|own|shoelace|ionic|fluent] [--json out.json]
 (needs scripts/setup_components.sh for the library pages)
 """
 
@@ -99,7 +99,7 @@ def main() -> None:
             f"{row['page'][:70]:70s} {row['nodes']:5d} {row['recall']:7.1%} {row['role']:7.1%} "
             f"{row['name']:7.1%}"
         )
-    for group in ("builtin", "own", "shoelace", "ionic", ""):
+    for group in ("builtin", "own", "shoelace", "ionic", "fluent", ""):
         picked = [r for r in rows if r["page"].startswith(group)]
         if picked:
             t = totals(picked)

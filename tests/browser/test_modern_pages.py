@@ -139,3 +139,26 @@ def test_an_enter_that_adds_a_row_in_the_next_animation_frame_shows_the_row(env)
     obs, info = step(env, f'press("{item}", "Enter")')
     assert info["action_result"].state_changed
     assert "listitem" in obs["axtree"] and "Buy bread" in obs["axtree"].split('list "Items"')[1]
+
+
+def test_roles_names_and_states_set_through_element_internals_are_chromium_s(env):
+    obs, info = open_page(env, "internals.html")
+    state = info["semantic_state"]
+    ours = sorted((e.role, e.name) for e in state.elements if e.role in chromium_axtree.INTERACTIVE)
+    theirs = sorted(
+        (n.role, n.name) for n in chromium(env) if n.role in chromium_axtree.INTERACTIVE
+    )
+    expected = [
+        ("button", "Save preferences"),
+        ("checkbox", "Beta features"),
+        ("checkbox", "Dark mode"),
+        ("link", "Reset everything"),  # the host's own role and aria-label win
+    ]
+    assert ours == theirs == expected
+    dark, beta = state.find("checkbox", "Dark mode")[0], state.find("checkbox", "Beta features")[0]
+    assert dark.checked is True and beta.checked is False and beta.disabled
+    assert '- heading "Advanced" [level=3]' in obs["axtree"]
+    _, info = step(env, f'click("{dark.ref}")')
+    assert info["semantic_state"].find("checkbox", "Dark mode")[0].checked is False
+    obs, _ = step(env, f'click("{ref_of(info, "button", "Save preferences")}")')
+    assert 'status "Saved, dark mode false"' in obs["axtree"]

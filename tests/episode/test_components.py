@@ -1,4 +1,5 @@
-"""Real component libraries with shadow DOM (Shoelace, Ionic; tests/fixtures/components_site,
+"""Real component libraries with shadow DOM (Shoelace, Ionic, and Fluent UI 3, whose roles,
+names and states live in ElementInternals; tests/fixtures/components_site,
 installed by scripts/setup_components.sh): the oracle plays each task of
 tests/fixtures/components_tasks under the failure annotation, and nothing is charged to
 it: no harness-side miss (an unnamed field, a click refused as covered by its component's
@@ -23,7 +24,7 @@ TASKS = sorted((FIXTURES / "components_tasks").glob("*.yaml"))
 @pytest.fixture(scope="module")
 def installed() -> None:
     # Not a skip: CI installs them (scripts/setup.sh), and a missing corpus is a failure.
-    for package in ("@shoelace-style/shoelace", "@ionic/core"):
+    for package in ("@shoelace-style/shoelace", "@ionic/core", "@fluentui/web-components"):
         assert (LIBRARIES / package).is_dir(), (
             f"{package} is not installed in {LIBRARIES}: run scripts/setup_components.sh"
         )

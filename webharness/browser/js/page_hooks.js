@@ -6,6 +6,8 @@
 // agent through DOM events, which both worlds see:
 //   webharness:ask {since, until}  -> webharness:answer {pending, due, contained}
 //   webharness:change               a request of the page finished
+//   webharness:internals? (on the window, or an element) -> webharness:internals on each
+//                                   host with internals {role, label, checked...}
 (() => {
   "use strict"; // arguments not mapped to the parameters: a hook may rewrite its arguments
   // A plain name, read without Symbol.for (which a page may replace); the property is
@@ -141,6 +143,53 @@
     unannounced = [];
     for (let i = 0; i < waiting.length; i++) if (!announce(waiting[i])) unannounced[unannounced.length] = waiting[i];
   };
+
+  // --- ElementInternals: a custom element's own ARIA semantics -----------------------------
+  // A component may give its host a role, a label and states through ElementInternals
+  // (Fluent UI 3 does), which only this world can read. Asked on the window, the hooks
+  // answer with an event on each connected host that has internals (one question a pass,
+  // however many custom elements there are); asked on an element, for that one alone.
+  const attachInternals = HTMLElement.prototype.attachInternals;
+  const Weak = WeakRef, deref = WeakRef.prototype.deref, composedPath = Event.prototype.composedPath;
+  const internalsOf = new WeakMap(), internalsGet = WeakMap.prototype.get, internalsSet = WeakMap.prototype.set;
+  let hosts = []; // WeakRefs of the hosts with internals
+  const INTERNALS_ARIA = [["role", "role"], ["label", "ariaLabel"], ["checked", "ariaChecked"],
+    ["disabled", "ariaDisabled"], ["expanded", "ariaExpanded"], ["selected", "ariaSelected"],
+    ["pressed", "ariaPressed"], ["required", "ariaRequired"], ["level", "ariaLevel"],
+    ["valuenow", "ariaValueNow"], ["valuetext", "ariaValueText"], ["haspopup", "ariaHasPopup"]];
+  if (attachInternals) {
+    HTMLElement.prototype.attachInternals = function () {
+      const internals = apply(attachInternals, this, arguments);
+      apply(internalsSet, internalsOf, [this, internals]);
+      if (hosts.length < 20000) hosts[hosts.length] = new Weak(this);
+      return internals;
+    };
+  }
+  const semanticsOf = (internals) => {
+    const semantics = {};
+    for (let i = 0; i < INTERNALS_ARIA.length; i++) {
+      const value = internals[INTERNALS_ARIA[i][1]];
+      if (value !== null && value !== undefined) semantics[INTERNALS_ARIA[i][0]] = Text(value);
+    }
+    return semantics;
+  };
+  const answerOn = (host) => apply(dispatch, host, [new Custom("webharness:internals", {
+    detail: semanticsOf(apply(internalsGet, internalsOf, [host])), bubbles: true, composed: true })]);
+  apply(listen, window, ["webharness:internals?", (event) => {
+    const asked = apply(composedPath, event, [])[0];
+    if (asked !== window) {
+      if (apply(internalsGet, internalsOf, [asked])) answerOn(asked);
+      return;
+    }
+    const live = [];
+    for (let i = 0; i < hosts.length; i++) {
+      const host = apply(deref, hosts[i], []);
+      if (!host) continue;
+      live[live.length] = hosts[i];
+      if (apply(connected, host, [])) answerOn(host);
+    }
+    hosts = live;
+  }, true]);
 
   // --- containment: what the browser refuses here, noted -----------------------------------
   let contained = [];

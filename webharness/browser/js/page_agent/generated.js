@@ -61,7 +61,10 @@ const generated = (el, pseudo) => {
   const key = pseudo === "::before" ? "before" : "after";
   if (info[key] === undefined) {
     if (info.generates === undefined) info.generates = mayGenerate(el);
-    const content = info.generates ? el.ownerDocument.defaultView.getComputedStyle(el, pseudo).content : "";
+    const style = info.generates ? el.ownerDocument.defaultView.getComputedStyle(el, pseudo) : null;
+    // Hidden generated text names nothing (a tab's bold copy, kept only for its width).
+    const shown = style && style.visibility === "visible" && style.display !== "none";
+    const content = shown ? style.content : "";
     info[key] = !content || content === "none" || content === "normal" ? ""
       : Array.from(content.matchAll(/"((?:[^"\\]|\\.)*)"/g), (m) => m[1].replace(/\\(.)/g, "$1")).join("");
   }

@@ -50,7 +50,7 @@ const computeStep = (node, ctx, mode, role) => {
     const embedded = embeddedValue(node, nodeRole);
     if (embedded !== null) return embedded;
   }
-  const aria = squash(node.getAttribute("aria-label")); // 2D
+  const aria = squash(ariaOf(node, "label")); // 2D
   if (aria) return aria;
   const native = nativeName(node, ctx); // 2E
   if (native === NO_NAME) return "";
@@ -81,7 +81,7 @@ const embeddedValue = (node, role) => {
     const chosen = node.querySelector("[aria-selected='true']");
     return chosen ? squash(chosen.textContent) : (role === "combobox" ? squash(node.textContent) : "");
   }
-  if (RANGE_ROLES.has(role)) return node.getAttribute("aria-valuetext") || node.getAttribute("aria-valuenow") || node.value || "";
+  if (RANGE_ROLES.has(role)) return ariaOf(node, "valuetext") || ariaOf(node, "valuenow") || node.value || "";
   return null;
 };
 

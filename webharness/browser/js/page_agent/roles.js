@@ -56,18 +56,52 @@ const implicitRole = (el) => {
   return byTag ? byTag(el) : null;
 };
 
+// A role attribute's role: its first token that is a concrete role, "image" read as
+// "img", undefined when it has none, null when the element is to have none.
+const roleToken = (el, value) => {
+  const explicit = value.trim().split(/\s+/).find((token) => ARIA_ROLES.has(token));
+  if (explicit === "none" || explicit === "presentation") {
+    // A focusable element keeps its role: presentation cannot take it away (ARIA 1.2).
+    return el.matches(NATIVELY_FOCUSABLE) ? implicitRole(el) : null;
+  }
+  if (explicit === "generic") return null;
+  return explicit === "image" ? "img" : explicit;
+};
+
 const roleOf = (el) => {
   const attr = el.getAttribute("role");
-  if (attr) {
-    const explicit = attr.trim().split(/\s+/).find((token) => ARIA_ROLES.has(token));
-    if (explicit === "none" || explicit === "presentation") {
-      // A focusable element keeps its role: presentation cannot take it away (ARIA 1.2).
-      return el.matches(NATIVELY_FOCUSABLE) ? implicitRole(el) : null;
-    }
-    if (explicit === "generic") return null;
-    if (explicit) return explicit === "image" ? "img" : explicit;
-  }
-  return implicitRole(el);
+  const explicit = attr ? roleToken(el, attr) : undefined;
+  if (explicit !== undefined) return explicit;
+  const implicit = implicitRole(el);
+  if (implicit !== null) return implicit;
+  const internal = internalsOf(el).role; // a custom element's default semantics
+  return internal ? roleToken(el, internal) ?? null : null;
+};
+
+// --- a custom element's semantics from ElementInternals ----------------------------
+// A component may set its host's role, label and states there (Fluent UI 3 does), as
+// default semantics that the host's ARIA attributes override. Only the page's world can
+// read them (js/page_hooks.js): a pass asks once for every host of its document; a
+// single element (a frame's, or outside a pass) is asked about on its own.
+let internalsCache = null; // host -> semantics, for one pass
+const NO_INTERNALS = Object.freeze({});
+const askInternals = (view, target) => {
+  const found = new Map();
+  const hear = (event) => { found.set(event.composedPath()[0], event.detail || NO_INTERNALS); };
+  view.addEventListener("webharness:internals", hear, true);
+  target.dispatchEvent(new CustomEvent("webharness:internals?", { bubbles: true, composed: true }));
+  view.removeEventListener("webharness:internals", hear, true);
+  return found;
+};
+const internalsOf = (el) => {
+  if (!el.localName.includes("-")) return NO_INTERNALS; // only custom elements have them
+  if (internalsCache && el.ownerDocument === document) return internalsCache.get(el) || NO_INTERNALS;
+  return askInternals(el.ownerDocument.defaultView, el).get(el) || NO_INTERNALS;
+};
+// An ARIA property (``name`` without "aria-"): the attribute, else the internals' value.
+const ariaOf = (el, name) => {
+  const value = el.getAttribute("aria-" + name);
+  return value !== null ? value : internalsOf(el)[name] ?? null;
 };
 
 const squash = (text) => (text || "").replace(/\s+/g, " ").trim();
@@ -128,13 +162,13 @@ const valueOf = (el, role) => {
   if (el.tagName === "TEXTAREA") return el.value;
   if (el.tagName === "SELECT") return Array.from(el.selectedOptions).map((o) => squash(o.textContent)).join(", ");
   if (role === "textbox" && el.isContentEditable) return squash(el.innerText);
-  if (role === "combobox") return squash(el.getAttribute("aria-valuetext") || el.value || textOf(el));
-  if (role === "slider" || role === "spinbutton") return el.getAttribute("aria-valuenow");
+  if (role === "combobox") return squash(ariaOf(el, "valuetext") || el.value || textOf(el));
+  if (role === "slider" || role === "spinbutton") return ariaOf(el, "valuenow");
   return null;
 };
 
 const boolAttr = (el, name) => {
-  const v = el.getAttribute(name);
+  const v = name.startsWith("aria-") ? ariaOf(el, name.slice(5)) : el.getAttribute(name);
   return v === null ? null : v === "true" || v === "mixed";
 };
 
@@ -146,7 +180,7 @@ const checkedOf = (el, role) => {
 
 const disabledOf = (el) => {
   if (el.disabled) return true;
-  if (flatClosest(el, "[aria-disabled='true']")) return true;
+  if (flatClosest(el, "[aria-disabled='true']") || internalsOf(el).disabled === "true") return true;
   const fieldset = flatClosest(el, "fieldset[disabled]");
   return Boolean(fieldset && !fieldset.querySelector(":scope > legend")?.contains(el));
 };

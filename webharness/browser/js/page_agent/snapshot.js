@@ -5,8 +5,9 @@ const MAX_TEXT = 20000;
 const snapshot = (options) => {
   styleCache = new Map();
   contentCache = new Map();
+  internalsCache = askInternals(window, window);
   scopePass += 1;
-  try { return snapshotPass(options); } finally { styleCache = null; contentCache = null; }
+  try { return snapshotPass(options); } finally { styleCache = null; contentCache = null; internalsCache = null; }
 };
 
 // The observation's budget, in tree lines: past half of it the walk keeps to what the
@@ -82,9 +83,9 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
     const disabled = disabledOf(el);
     const expanded = boolAttr(el, "aria-expanded") ?? (el.tagName === "DETAILS" ? el.open : null);
     const selected = el.tagName === "OPTION" ? el.selected : boolAttr(el, "aria-selected");
-    const required = Boolean(el.required || el.getAttribute("aria-required") === "true");
+    const required = Boolean(el.required || ariaOf(el, "required") === "true");
     const invalid = el.getAttribute("aria-invalid") === "true" || (el.willValidate && el.dataset.touched === "true" && !el.checkValidity());
-    const level = role === "heading" ? Number(el.getAttribute("aria-level") || el.tagName.slice(1)) || 2 : null;
+    const level = role === "heading" ? Number(ariaOf(el, "level") || el.tagName.slice(1)) || 2 : null;
 
     let line = "- " + role + (name ? " " + quote(name) : "");
     if (checked === true) line += " [checked]";
