@@ -7,6 +7,7 @@ received from the frame (postMessage)."""
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -141,6 +142,21 @@ def test_a_frame_inside_the_frame_is_marked_not_entered(browser, servers):
     (line,) = [line for line in obs["axtree"].split("\n") if '- iframe "Card check"' in line]
     assert line.endswith("[blocked: http://bank.blocked.test is not allowed for this task]")
     assert line.startswith(" " * 4)  # under the payment frame's iframe, itself under main
+
+
+def test_a_frame_out_of_process_hung_in_its_click_handler_ends_the_step_in_its_bound(
+    browser, servers
+):
+    spec = other_origin_frame_spec("another-site", *servers, frame_page="spin_frame.html")
+    with WebEvalEnv(spec, obs_mode="text", action_timeout_ms=1000, settle_cap_ms=1000) as env:
+        _, info = env.reset(seed=0)
+        started = time.monotonic()
+        _, _, _, truncated, info = env.step(f'click("{ref_of(info, "button", "Spin forever")}")')
+        assert time.monotonic() - started <= env._step_timeout_s() + 1.0
+        assert truncated and info["episode_end"].not_executable
+        assert "hung page" in info["episode_end"].error
+        obs, _ = env.reset(seed=1)  # the next episode has the frame again, observed
+        assert 'button "Spin forever"' in obs["axtree"]
 
 
 PAY = [

@@ -34,14 +34,17 @@ FRAME_ARRANGEMENTS = ("another-site", "same-site")
 
 
 def other_origin_frame_spec(
-    arrangement: str, page_origin: str, frame_origin: str, nested: str = "", **fields: Any
+    arrangement: str,
+    page_origin: str,
+    frame_origin: str,
+    nested: str = "",
+    frame_page: str = "payment_frame.html",
+    **fields: Any,
 ) -> TaskSpec:
-    """The payment page in ``arrangement``: its frame from ``frame_origin`` (allowed), the
-    page itself from our origin or from ``page_origin`` (a server of modern_site too);
-    ``nested``: the URL of a frame in the payment frame (none by default)."""
-    payment = f"{frame_origin}/payment_frame.html" + (
-        f"#{quote(nested, safe='')}" if nested else ""
-    )
+    """The payment page in ``arrangement``: its frame (``frame_page``) from ``frame_origin``
+    (allowed), the page itself from our origin or from ``page_origin`` (a server of
+    modern_site too); ``nested``: the URL of a frame in the payment frame (none by default)."""
+    payment = f"{frame_origin}/{frame_page}" + (f"#{quote(nested, safe='')}" if nested else "")
     page = "/other_origin.html#" + quote(payment, safe="")
     spec = site_spec("modern_site", start_page=page, allowed_origins=[frame_origin], **fields)
     if arrangement == "same-site":  # the page is an external site's
