@@ -117,6 +117,18 @@ def test_a_form_in_the_frame_is_filled_and_its_button_clicked_and_the_page_sees_
     assert "Payment sent" in info["semantic_state"].alerts
 
 
+@pytest.mark.parametrize("arrangement", FRAME_ARRANGEMENTS)
+def test_with_screenshots_the_frame_is_settled_before_it_is_observed(browser, servers, arrangement):
+    # The screenshot path settles and observes in separate calls: the frames too.
+    with WebEvalEnv(other_origin_frame_spec(arrangement, *servers), obs_mode="both") as env:
+        for seed in range(3):
+            _, info = env.reset(seed=seed)
+            _, info = step(env, f'fill("{ref_of(info, "textbox", "Card holder")}", "Ada")')
+            obs, info = step(env, f'click("{ref_of(info, "button", "Pay now")}")')
+            assert "Payment sent" in info["semantic_state"].alerts
+            assert 'status "Paid by Ada' in obs["axtree"]
+
+
 def test_a_popup_of_the_page_over_the_frame_covers_the_frame_s_button(env):
     _, info = env.reset(seed=0)
     _, info = step(env, f'click("{ref_of(info, "button", "Show promotion")}")')

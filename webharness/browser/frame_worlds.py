@@ -121,15 +121,21 @@ class FrameWorlds:
         size = self._page.viewport_size
         return (size["width"], size["height"]) if size else (0, 0)
 
-    async def settle(
-        self, raw: dict[str, Any], reaches: AllowsOrigin, quiet_ms: float, deadline: float
-    ) -> bool:
-        """Settle each allowed frame that the page agent's snapshot ``raw`` lists, until
-        ``deadline`` (``time.monotonic()``) at most; whether there was one. What a frame
-        did may reach the page only now (a message posted to it from another process),
-        so the caller settles the page again after this."""
-        allowed = [entry["ref"] for entry in raw.get("frames", ()) if reaches(entry["origin"])]
-        for iframe_ref in allowed:
+    def allowed_in(self, raw: dict[str, Any], reaches: AllowsOrigin) -> list[str]:
+        """The ``<iframe>`` refs of the allowed frames the page agent's snapshot ``raw``
+        lists (without a snapshot: ``known()``)."""
+        return [entry["ref"] for entry in raw.get("frames", ()) if reaches(entry["origin"])]
+
+    def known(self) -> list[str]:
+        """The ``<iframe>`` refs of the frames observed so far in this document."""
+        return list(self._frames)
+
+    async def settle(self, iframe_refs: list[str], quiet_ms: float, deadline: float) -> bool:
+        """Settle the frames of these ``<iframe>`` refs, until ``deadline``
+        (``time.monotonic()``) at most; whether there was one. What a frame did may reach
+        the page only now (a message posted to it from another process), so the caller
+        settles the page again after this."""
+        for iframe_ref in iframe_refs:
             while time.monotonic() < deadline:
                 navigations = self._navigations
                 cap_ms = max(0.0, (deadline - time.monotonic()) * 1000)
@@ -139,7 +145,7 @@ class FrameWorlds:
                 if not (isinstance(result, dict) and result.get("navigating")):
                     break
                 await self._navigation_since(navigations, deadline)  # then settle the new one
-        return bool(allowed)
+        return bool(iframe_refs)
 
     async def _navigation_since(self, navigations: int, deadline: float) -> None:
         """Wait, until ``deadline`` at most, for a frame to commit a document after the

@@ -214,7 +214,11 @@ class PageSession:
 
         Returns False when the cap was reached before the page settled.
         """
+        deadline = time.monotonic() + cap_ms / 1000
         settled, _ = await self._settle(quiet_ms, cap_ms, None)
+        if await self.frames.settle(self.frames.known(), quiet_ms, deadline):
+            remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
+            settled = (await self._settle(quiet_ms, remaining_ms, None))[0] and settled
         return settled
 
     async def settle_and_snapshot(
@@ -233,7 +237,8 @@ class PageSession:
                 await self.snapshot(request),
                 (time.perf_counter() - started) * 1000,
             )
-        if await self.frames.settle(raw["snap"], self.router.reaches, quiet_ms, deadline):
+        allowed = self.frames.allowed_in(raw["snap"], self.router.reaches)
+        if await self.frames.settle(allowed, quiet_ms, deadline):
             remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
             settled_again, again = await self._settle(quiet_ms, remaining_ms, request.payload())
             if again is not None and "snap" in again:
