@@ -31,6 +31,7 @@ from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from webharness.browser.agent_world import AgentWorld
+from webharness.origins import origin_of
 
 AllowsOrigin = Callable[[str], bool]
 _ABSENT = object()
@@ -126,9 +127,22 @@ class FrameWorlds:
         lists (without a snapshot: ``known()``)."""
         return [entry["ref"] for entry in raw.get("frames", ()) if reaches(entry["origin"])]
 
-    def known(self) -> list[str]:
-        """The ``<iframe>`` refs of the frames observed so far in this document."""
-        return list(self._frames)
+    async def to_settle(self, reaches: AllowsOrigin, payload: dict[str, Any]) -> list[str]:
+        """The ``<iframe>`` refs of the frames a settle without a snapshot is to settle:
+        those observed so far in this document; before its first observation, those the
+        page agent's pass (asked ``payload``) lists, a pass made only when the browser
+        has a frame of an allowed other origin in the page at all."""
+        if self._frames:
+            return list(self._frames)
+        top = origin_of(self._page.url)
+        origins = {origin_of(frame.url) for frame in self._page.frames[1:]}
+        if not any(origin != top and reaches(origin) for origin in origins):
+            return []
+        try:
+            raw = json.loads(await self._page_world.call("observe", payload))
+        except PlaywrightError:
+            return []  # the document is going: the settle that follows a navigation will do
+        return self.allowed_in(raw, reaches)
 
     async def settle(self, iframe_refs: list[str], quiet_ms: float, deadline: float) -> bool:
         """Settle the frames of these ``<iframe>`` refs, until ``deadline``

@@ -216,7 +216,8 @@ class PageSession:
         """
         deadline = time.monotonic() + cap_ms / 1000
         settled, _ = await self._settle(quiet_ms, cap_ms, None)
-        if await self.frames.settle(self.frames.known(), quiet_ms, deadline):
+        frames = await self.frames.to_settle(self.router.reaches, ObserveRequest().payload())
+        if await self.frames.settle(frames, quiet_ms, deadline):
             remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
             settled = (await self._settle(quiet_ms, remaining_ms, None))[0] and settled
         return settled

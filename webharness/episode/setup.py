@@ -19,12 +19,12 @@ from webharness.browser.page_session import ObserveRequest, PageSession
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.site import SETUP_PATH, SiteEpisode
 from webharness.errors import SetupError
+from webharness.origins import origin_of
 from webharness.semantic import SemanticState
 from webharness.spec.setup_spec import (
     HttpCall,
     PageStart,
     SetupItem,
-    origin_of,
     reachable_origins,
 )
 from webharness.spec.steps import GoldenStep, find_target, step_action

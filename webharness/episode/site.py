@@ -21,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Request, Route, WebSocketRoute
 
 from webharness.episode.backend import Backend
+from webharness.origins import origin_of
 
 _log = logging.getLogger("webharness.episode.site")
 
@@ -84,7 +85,7 @@ class SiteRouter:
                 return
             if not episode.setting_up:  # the setup brings the app to its start state, as is
                 await _run_request_hooks(episode, request)
-            origin = _origin(url)
+            origin = origin_of(url)
             if episode.serves_setup_page(origin, url):
                 await route.fulfill(body=SETUP_PAGE, content_type="text/html")
             elif origin == episode.origin and episode.site_dir is not None:
@@ -284,8 +285,3 @@ def _api_answer(backend: Backend, request: Request, path: str) -> tuple[int, str
 
 
 _HTTP_SCHEME = {"ws": "http", "wss": "https"}
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"

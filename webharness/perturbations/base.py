@@ -20,6 +20,7 @@ from playwright.async_api import Page, Request
 from webharness.browser.agent_world import AgentWorld
 from webharness.browser.page_session import NAVIGATING
 from webharness.episode.hooks import EpisodeHooks
+from webharness.origins import origin_of
 from webharness.spec.task_spec import TaskSpec
 
 
@@ -125,11 +126,6 @@ async def settle(page: Page, ctx: PerturbationContext) -> bool:
 def seed_of(rng: Any) -> int:
     """A 31-bit seed for an in-page generator, drawn from the episode's generator."""
     return int(rng.integers(1, 2**31 - 1))
-
-
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 def shown_url(url: str, ctx: PerturbationContext) -> str:

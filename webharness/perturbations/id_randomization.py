@@ -25,12 +25,12 @@ import numpy as np
 from playwright.async_api import Request
 
 from webharness.episode.hooks import EpisodeHooks, HookFactory
+from webharness.origins import origin_of
 from webharness.perturbations._html_ids import HOOK_ATTRS, Renamer, randomize
 from webharness.perturbations.base import (
     PerturbationContext,
     init_script,
     is_page_load,
-    origin_of,
     record,
     seed_of,
     shown_url,

@@ -18,7 +18,8 @@ import numpy as np
 from playwright.async_api import Request
 
 from webharness.episode.hooks import EpisodeHooks, HookFactory
-from webharness.perturbations.base import PerturbationContext, origin_of, record, shown_url
+from webharness.origins import origin_of
+from webharness.perturbations.base import PerturbationContext, record, shown_url
 from webharness.trace.models import TaskInstance
 
 MAX_DELAY_S = 2.5  # at strength 1

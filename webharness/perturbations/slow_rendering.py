@@ -21,12 +21,12 @@ from playwright.async_api import Page, Request
 
 from webharness import actions as A
 from webharness.episode.hooks import EpisodeHooks, HookFactory
+from webharness.origins import origin_of
 from webharness.perturbations.base import (
     PerturbationContext,
     call,
     init_script,
     is_page_load,
-    origin_of,
     record,
     settle,
     shown_url,

@@ -13,12 +13,12 @@ goes elsewhere is a ``TaskSpecError`` at load; a templated one is checked at run
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from webharness import actions as A
 from webharness.errors import TaskSpecError
+from webharness.origins import origin_of
 from webharness.spec.checks import SPEC_CONFIG, check_http_url
 from webharness.spec.steps import GoldenStep
 from webharness.spec.templating import placeholders
@@ -162,11 +162,6 @@ def reachable_origins(origin: str, external: bool, allowed: list[str]) -> list[s
     """Where setup calls and scripts may go: an external app's origin, the allowed ones.
     A local site's origin is served by the route alone: nothing can be called there."""
     return [*([origin] if external else []), *allowed]
-
-
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 def check_setup(
