@@ -5,13 +5,13 @@ The agent of the page's document cannot read another origin's document, so each 
 frame gets an agent of its own, in the same named world of the frame's document: reached
 over the page's CDP session when Chromium renders the frame in the page's process (another
 origin of the same site), over the frame's own session when the frame is out of process
-(another site). After the page settles, each allowed frame's agent settles, the page settles
-again (what a frame did may reach the page only then: a message posted across processes),
-then each frame's agent observes its document after the page's pass, handing out refs
-after the page's; its lines go under the ``<iframe>``'s line,
-and its elements (in the page's coordinates), alerts, dialogs and text into the semantic
-state. An action on one of its refs is located by that frame's agent, and the page's agent
-hit-tests the point, so a popup of the page's over the frame is still a cover.
+(another site). After the page settles, each allowed frame's agent settles, and the page
+settles again (what a frame did may reach the page only then: a message posted across
+processes). After the page's pass, each frame's agent observes its document, handing out
+refs after the page's: its lines go under the ``<iframe>``'s line, its elements (in the
+page's coordinates), alerts, dialogs and text into the semantic state. An action on one of
+its refs is located by that frame's agent, and the page's agent hit-tests the point, so a
+popup of the page's over the frame is still a cover.
 
 One level: a frame of another origin inside such a frame is marked, not entered. A frame
 whose origin the task does not allow is marked blocked (its document was refused).
@@ -124,7 +124,7 @@ class FrameWorlds:
 
     def allowed_in(self, raw: dict[str, Any], reaches: AllowsOrigin) -> list[str]:
         """The ``<iframe>`` refs of the allowed frames the page agent's snapshot ``raw``
-        lists (without a snapshot: ``known()``)."""
+        lists (without a snapshot: ``to_settle``)."""
         return [entry["ref"] for entry in raw.get("frames", ()) if reaches(entry["origin"])]
 
     async def to_settle(self, reaches: AllowsOrigin, payload: dict[str, Any]) -> list[str]:
