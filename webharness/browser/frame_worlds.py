@@ -22,9 +22,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import CDPSession, Page
@@ -35,6 +36,17 @@ from webharness.origins import origin_of
 
 AllowsOrigin = Callable[[str], bool]
 _ABSENT = object()
+_REF = re.compile(r"\[ref=([^\]]+)\]")  # the first on a line is the line's own element's
+
+
+@dataclass(frozen=True)
+class Below:
+    """What goes on and under an ``<iframe>``'s line: the note that replaces the page
+    agent's mark (``[cross-origin: <origin>]``), and the frame's own lines."""
+
+    origin: str
+    note: str
+    lines: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -89,32 +101,31 @@ class FrameWorlds:
         if not raw.get("frames"):
             return raw  # the common page: nothing to join, nothing to pay
         lines = raw["axtree"].split("\n") if raw["axtree"] else []
-        inserted: dict[str, list[str]] = {}
+        budget = payload["maxLines"] - len(lines)
+        below: dict[str, Below] = {}  # by the <iframe>'s ref
         next_ref = raw["maxRef"] + 1
-        for entry in raw.get("frames", ()):
+        for entry in raw["frames"]:
             origin, iframe_ref = entry["origin"], entry["ref"]
-            budget = payload["maxLines"] - len(lines) - sum(map(len, inserted.values()))
             snap = None
             if reaches(origin) and budget > 0:
                 request = {**payload, "minRef": next_ref, "maxLines": budget, "expressions": []}
                 snap = await self._frame_snapshot(iframe_ref, request)
             if snap is None:
-                note = _note(origin, reaches(origin))
-                lines = [_marked(line, iframe_ref, origin, note) for line in lines]
+                below[iframe_ref] = Below(origin, _note(origin, reaches(origin)))
                 continue
             frame = self._frames[iframe_ref]
-            self._owners.update(dict.fromkeys(_refs_in(snap["axtree"]), frame))
+            self._owners.update(dict.fromkeys(_REF.findall(snap["axtree"]), frame))
             _to_page(snap["state"], entry["offset"], self._viewport(), iframe_ref)
-            indent = "  " * entry["depth"]
-            inner = [line for line in snap["axtree"].split("\n") if line]
-            for nested in snap.get("frames", ()):  # one level: frames in it are not entered
-                note = _note(nested["origin"], reaches(nested["origin"]))
-                inner = [_marked(line, nested["ref"], nested["origin"], note) for line in inner]
-            inserted[iframe_ref] = [indent + line for line in inner]
-            lines = [_marked(line, iframe_ref, origin, "") for line in lines]
+            nested = {  # one level: the frames in it are marked, not entered
+                n["ref"]: Below(n["origin"], _note(n["origin"], reaches(n["origin"])))
+                for n in snap.get("frames", ())
+            }
+            inner = _joined([line for line in snap["axtree"].split("\n") if line], nested)
+            below[iframe_ref] = Below(origin, "", ["  " * entry["depth"] + line for line in inner])
+            budget -= len(inner)
             _merge_state(raw, snap, entry["focused"])
             next_ref = max(next_ref, snap["maxRef"] + 1)
-        raw["axtree"] = "\n".join(_joined(lines, inserted))
+        raw["axtree"] = "\n".join(_joined(lines, below))
         raw["maxRef"] = next_ref - 1
         return raw
 
@@ -191,9 +202,10 @@ class FrameWorlds:
         return None
 
     async def _call(self, world: AgentWorld, method: str, *args: Any) -> Any:
-        """A call into a frame's agent, which is put there first if the frame's document
-        does not have it (an out-of-process frame: the page's scripts for new documents
-        run only in the page's own process); None if it cannot be."""
+        """A call into a frame's agent to observe or settle it, the agent put there first
+        if the frame's document does not have it (an out-of-process frame: the page's
+        scripts for new documents run only in the page's own process); None if it
+        cannot be."""
         value = await world.call(method, *args, absent=_ABSENT)
         if value is _ABSENT:
             await world.run(self._agent)
@@ -242,9 +254,10 @@ class FrameWorlds:
         status = await self._page_world.call("revealFrame", frame.iframe_ref)
         if status != "ok":
             return {"status": "stale" if status == "unknown" else status}
-        found: dict[str, Any] = await self._call(frame.world, "locate", ref)
-        if found is None or found["status"] != "ok":
-            return found or {"status": "stale"}  # the frame's document has gone: so has ref
+        # The frame's document has gone since (its agent with it): so has the element.
+        found: dict[str, Any] = await frame.world.call("locate", ref, absent={"status": "stale"})
+        if found["status"] != "ok":
+            return found
         hit = await self._page_world.call("frameHit", frame.iframe_ref, found["x"], found["y"])
         if hit["status"] not in ("ok", "covered"):
             return {"status": hit["status"]}
@@ -254,9 +267,9 @@ class FrameWorlds:
         return found
 
     async def call(self, frame: OtherOriginFrame, method: str, *args: Any) -> Any:
-        """``method(*args)`` of a frame's agent (its ref first)."""
-        value = await self._call(frame.world, method, *args)
-        return "stale" if value is None else value
+        """``method(*args)`` of a frame's agent (its ref first); a ``PageScriptError``
+        when the frame's document has gone since, as from the page's own agent."""
+        return await frame.world.call(method, *args)
 
 
 def _note(origin: str, allowed: bool) -> str:
@@ -265,25 +278,19 @@ def _note(origin: str, allowed: bool) -> str:
     return f" [blocked: {origin} is not allowed for this task]"
 
 
-def _marked(line: str, iframe_ref: str, origin: str, note: str) -> str:
-    """The ``<iframe>``'s line with the page agent's mark replaced by ``note``."""
-    if f"[ref={iframe_ref}]" not in line:
-        return line
-    return line.replace(f" [cross-origin: {origin}]", note)
-
-
-def _joined(lines: list[str], inserted: dict[str, list[str]]) -> list[str]:
-    """The page's lines with each frame's lines after its ``<iframe>``'s (which, having
-    content now, ends in a colon as a container's line does)."""
-    if not inserted:
-        return lines
+def _joined(lines: list[str], below: dict[str, Below]) -> list[str]:
+    """``lines`` with each frame's ``<iframe>`` line marked as ``below`` says, and the
+    frame's lines after it (the line, a container's now, ends in a colon)."""
     out: list[str] = []
     for line in lines:
-        below = next((v for ref, v in inserted.items() if f"[ref={ref}]" in line), None)
-        if below:
-            line = line if line.endswith(":") else line + ":"
+        found = _REF.search(line)
+        frame = below.get(found.group(1)) if found else None
+        if frame is not None:
+            line = line.replace(f" [cross-origin: {frame.origin}]", frame.note)
+            if frame.lines and not line.endswith(":"):
+                line += ":"
         out.append(line)
-        out.extend(below or ())
+        out.extend(frame.lines if frame is not None else ())
     return out
 
 
@@ -296,16 +303,11 @@ def _to_page(
         x, y, width, height = element["bbox"]
         x, y = x + offset[0], y + offset[1]
         element["bbox"] = [x, y, width, height]
-        element["in_viewport"] = bool(
-            element["in_viewport"] and x + width > 0 and y + height > 0
-        ) and (x < viewport[0] and y < viewport[1])
+        shown = x + width > 0 and y + height > 0 and x < viewport[0] and y < viewport[1]
+        element["in_viewport"] = bool(element["in_viewport"]) and shown
     for item in [*state["elements"], *state.get("nodes", ())]:
         if "scope" in item and item["scope"] is None:
             item["scope"] = iframe_ref
-
-
-def _refs_in(axtree: str) -> list[str]:
-    return [part.split("]", 1)[0] for part in axtree.split("[ref=")[1:]]
 
 
 def _merge_state(raw: dict[str, Any], snap: dict[str, Any], focused: bool) -> None:

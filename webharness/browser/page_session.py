@@ -217,10 +217,8 @@ class PageSession:
         deadline = time.monotonic() + cap_ms / 1000
         settled, _ = await self._settle(quiet_ms, cap_ms, None)
         frames = await self.frames.to_settle(self.router.reaches, ObserveRequest().payload())
-        if await self.frames.settle(frames, quiet_ms, deadline):
-            remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
-            settled = (await self._settle(quiet_ms, remaining_ms, None))[0] and settled
-        return settled
+        again = await self._settle_frames_then_page(frames, quiet_ms, deadline, None)
+        return settled and (again is None or again[0])
 
     async def settle_and_snapshot(
         self, quiet_ms: float, cap_ms: float, request: ObserveRequest
@@ -239,12 +237,25 @@ class PageSession:
                 (time.perf_counter() - started) * 1000,
             )
         allowed = self.frames.allowed_in(raw["snap"], self.router.reaches)
-        if await self.frames.settle(allowed, quiet_ms, deadline):
-            remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
-            settled_again, again = await self._settle(quiet_ms, remaining_ms, request.payload())
-            if again is not None and "snap" in again:
-                settled, raw = settled and settled_again, again
+        again = await self._settle_frames_then_page(allowed, quiet_ms, deadline, request.payload())
+        if again is not None and again[1] is not None and "snap" in again[1]:
+            settled, raw = settled and again[0], again[1]
         return settled, await self._snapshot_of(raw["snap"], request), raw["snapshotMs"]
+
+    async def _settle_frames_then_page(
+        self,
+        iframe_refs: list[str],
+        quiet_ms: float,
+        deadline: float,
+        observe_request: dict[str, Any] | None,
+    ) -> tuple[bool, dict[str, Any] | None] | None:
+        """Settle these frames of other origins, then the page again until ``deadline``
+        (what a frame did may reach the page only then); ``_settle``'s answer, or None
+        when there was no frame to settle."""
+        if not await self.frames.settle(iframe_refs, quiet_ms, deadline):
+            return None
+        remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
+        return await self._settle(quiet_ms, remaining_ms, observe_request)
 
     async def _settle(
         self, quiet_ms: float, cap_ms: float, observe_request: dict[str, Any] | None
