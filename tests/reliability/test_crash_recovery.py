@@ -10,9 +10,11 @@ import time
 
 import pytest
 
-from tests.reliability.conftest import click_action, hostile_env, our_browser_pids
+from tests.reliability.conftest import click_action, hostile_env, hostile_spec, our_browser_pids
 from webharness.action_result import ActionErrorKind
 from webharness.browser.host import BrowserHost
+from webharness.envs import WebEvalEnv
+from webharness.errors import BrowserError
 from webharness.testing.processes import wait_for_exit
 
 pytestmark = pytest.mark.own_browser  # counts browser processes
@@ -109,6 +111,28 @@ def test_a_page_that_hangs_after_its_click_is_caught_by_the_next_page_read(env):
         assert info["action_result"].ok and elapsed <= env._step_timeout_s() + SLACK_S
         elapsed, (_, _, _, truncated, info) = step_timed(env, "noop()")
     assert_hang_caught_in_bound(env, elapsed, info, truncated)
+
+
+def test_a_start_page_slower_than_the_action_bound_names_the_bound_to_raise(browser):
+    before = our_browser_pids()
+    spec = hostile_spec(start_page="/slow_start.html?ms=2000")
+    env = WebEvalEnv(spec, obs_mode="text", action_timeout_ms=300, settle_cap_ms=300)
+    try:
+        with pytest.raises(BrowserError) as raised:
+            env.reset(seed=0)
+        assert "slow_start.html?ms=2000 was not loaded (DOMContentLoaded) within " in str(
+            raised.value
+        )
+        assert "action_timeout_ms=300: " in str(raised.value)
+        assert "may need a larger action_timeout_ms" in str(raised.value)
+    finally:
+        env.close()
+    assert our_browser_pids() - before == set()
+    slow_but_in_bound = WebEvalEnv(spec, obs_mode="text", action_timeout_ms=30_000)
+    try:
+        assert slow_but_in_bound.reset(seed=0)[1]["semantic_state"].title == "Slow start"
+    finally:
+        slow_but_in_bound.close()
 
 
 def test_closing_an_env_whose_page_is_hung_is_bounded_and_leaves_no_browser(browser):
