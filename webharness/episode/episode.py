@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
@@ -30,7 +29,7 @@ from webharness.browser.page_session import (
 from webharness.episode.backend import Backend
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
-from webharness.episode.setup import SetupRun, start_page_episode
+from webharness.episode.setup import SetupRun, open_start_page, start_page_episode
 from webharness.episode.site import SiteEpisode
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import shared_assets_dir, task_dir
@@ -147,7 +146,7 @@ class Episode:
         for script in self.hooks.agent_world_scripts:
             await self.session.world.add_script(script)
         started = time.perf_counter()
-        await self._open_start_page()
+        await open_start_page(self.session, self.start_url, self.options.action_timeout_ms)
         start = self.task.spec.page_start
         if start is not None:  # a page that runs its own task: its goal is the instruction
             goal = await start_page_episode(self.session, start, self.options.action_timeout_ms)
@@ -156,17 +155,6 @@ class Episode:
         if self.task.spec.setup:
             observed.timings_ms["setup"] = setup_ms
         return observed
-
-    async def _open_start_page(self) -> None:
-        bound_ms = self.options.action_timeout_ms
-        try:
-            await self.session.goto(self.start_url, bound_ms)
-        except PlaywrightTimeoutError:
-            raise TimeoutError(
-                f"the start page {self.start_url} was not loaded (DOMContentLoaded) within "
-                f"action_timeout_ms={bound_ms:g}: a heavy page, or a machine busy with other "
-                "work, may need a larger action_timeout_ms"
-            ) from None
 
     async def step(self, action: Any, label: str | None = None) -> tuple[ActionResult, Observed]:
         """Run the action, let the page settle, observe; report whether anything changed.

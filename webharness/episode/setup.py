@@ -1,5 +1,6 @@
-"""Running a task's setup on reset, before the first observation: HTTP calls to the app
-(their answers checked), cookies, storage, init scripts and steps, in the order written.
+"""Opening the start page, and running a task's setup on reset before the first
+observation: HTTP calls to the app (their answers checked), cookies, storage, init scripts
+and steps, in the order written.
 
 Every item goes only to the task's own origins (checked again here: a templated URL is
 known only now). A failing item is a ``SetupError`` naming it: the episode is not
@@ -13,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from webharness import actions as A
 from webharness.browser.page_session import ObserveRequest, PageSession
@@ -143,6 +145,18 @@ _RUNNERS: dict[str, Callable[[SetupRun, SetupItem], Awaitable[None]]] = {
     "init_script": SetupRun.init_script,
     "step": SetupRun.step,
 }
+
+
+async def open_start_page(session: PageSession, url: str, timeout_ms: float) -> None:
+    """Open the episode's first page; one that is not loaded in time names the bound."""
+    try:
+        await session.goto(url, timeout_ms)
+    except PlaywrightTimeoutError:
+        raise TimeoutError(
+            f"the start page {url} was not loaded (DOMContentLoaded) within "
+            f"action_timeout_ms={timeout_ms:g}: a heavy page, or a machine busy with other "
+            "work, may need a larger action_timeout_ms"
+        ) from None
 
 
 async def start_page_episode(
