@@ -18,6 +18,7 @@ from webharness.runner.config import ConfigError, parse_seeds
 from webharness.runner.splits import SPLIT_HELP, parse_split, split_seeds
 from webharness.runner.task_selection import one_task, select_tasks
 from webharness.spec.catalogue import get_task, task_ids
+from webharness.trace.frames import DEFAULT_FRAMES
 
 TASKS_HELP = "comma-separated env ids, patterns ('WebEval/*') or task folders (./myapp)"
 
@@ -308,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--frames",
-        default="webp:80",
+        default=DEFAULT_FRAMES,
         help="how the agent's screenshots are kept: FORMAT[:QUALITY], webp, jpeg or png",
     )
     run.add_argument(

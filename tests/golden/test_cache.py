@@ -124,3 +124,36 @@ def test_a_task_without_golden_paths_is_an_empty_entry_linked_as_an_empty_folder
     assert cache.lookup("k1") == entry
     link_tree(entry, tmp_path / "run" / "seed-0")
     assert list((tmp_path / "run" / "seed-0").iterdir()) == []
+
+
+def shared_start(folder: Path) -> None:
+    """Two golden paths whose first frame is the same and whose second is not."""
+    for path, last in (("enter-key", b"enter"), ("save-button", b"save")):
+        (folder / path).mkdir()
+        (folder / path / "step_0000.webp").write_bytes(b"the form, empty" * 100)
+        (folder / path / "step_0001.webp").write_bytes(last * 100)
+
+
+def test_equal_files_of_an_entry_are_kept_once_and_the_entry_stays_whole(tmp_path):
+    cache = GoldenCache(tmp_path / "cache")
+    entry = cache.store("k1", shared_start)
+    first, second = (entry / p / "step_0000.webp" for p in ("enter-key", "save-button"))
+    assert first.stat().st_ino == second.stat().st_ino
+    assert (entry / "enter-key" / "step_0001.webp").stat().st_nlink == 1
+    assert cache.lookup("k1") == entry  # each file still matches its digest
+    listed = (entry / "entry.json").stat().st_size
+    assert cache.entries()[0].size_bytes == 1500 + 500 + 400 + listed  # the shared one once
+    link_tree(entry, tmp_path / "run")
+    assert (tmp_path / "run" / "save-button" / "step_0000.webp").read_bytes() == first.read_bytes()
+
+
+def test_without_hard_links_equal_files_stay_copies(tmp_path, monkeypatch):
+    def no_links(source, target):
+        raise OSError("this file system has no hard links")
+
+    monkeypatch.setattr(os, "link", no_links)
+    cache = GoldenCache(tmp_path)
+    entry = cache.store("k1", shared_start)
+    first, second = (entry / p / "step_0000.webp" for p in ("enter-key", "save-button"))
+    assert first.read_bytes() == second.read_bytes() and first.stat().st_ino != second.stat().st_ino
+    assert cache.lookup("k1") == entry and not list(entry.rglob("*.link"))

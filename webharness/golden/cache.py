@@ -130,6 +130,7 @@ class GoldenCache:
             building.mkdir()  # a task without golden paths records nothing: an empty entry
             record(building)
             files = {str(p.relative_to(building)): _file_digest(p) for p in _files(building)}
+            _link_equal_files(building, files)
             write_atomic(building / ENTRY, json.dumps({"key": key, "files": files}).encode())
             try:
                 os.rename(building, self.root / key)
@@ -147,7 +148,7 @@ class GoldenCache:
         for folder in self.root.iterdir() if self.root.is_dir() else ():
             entry = folder / ENTRY
             if not folder.name.startswith(".") and entry.is_file():
-                size = sum(p.stat().st_size for p in _files(folder))
+                size = _bytes_once(folder)
                 found.append(CacheEntry(folder.name, folder, size, entry.stat().st_mtime))
         return sorted(found, key=lambda e: e.used)
 
@@ -192,6 +193,30 @@ def link_tree(source: Path, target: Path) -> None:
             os.link(path, target / relative)
         except OSError:  # another file system, or one without hard links
             shutil.copy2(path, target / relative)
+
+
+def _link_equal_files(folder: Path, digests: dict[str, str]) -> None:
+    """Make the files of equal content one file (hard links; copies stay where the file
+    system has none). A task's golden paths share their first steps, so their previews are
+    the same: 62 of 288 on the built-in scenarios."""
+    first: dict[str, Path] = {}
+    for name, digest in digests.items():
+        path = folder / name
+        kept = first.setdefault(digest, path)
+        if kept == path:
+            continue
+        linking = path.with_name(path.name + ".link")
+        try:
+            os.link(kept, linking)
+            os.replace(linking, path)
+        except OSError:
+            linking.unlink(missing_ok=True)
+
+
+def _bytes_once(folder: Path) -> int:
+    """The bytes of a folder's files, each linked file once."""
+    sizes = {(st.st_dev, st.st_ino): st.st_size for st in (p.stat() for p in _files(folder))}
+    return sum(sizes.values())
 
 
 def _intact(folder: Path, key: str) -> bool:

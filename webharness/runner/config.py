@@ -23,7 +23,7 @@ from webharness.golden.cache import default_cache_dir
 from webharness.reporting.costs import Price, PriceTable
 from webharness.reporting.splits import Split
 from webharness.spec.task_folders import TaskFolder
-from webharness.trace.frames import FrameCodec
+from webharness.trace.frames import DEFAULT_FRAMES, FrameCodec
 
 # A run of more seeds than this is a typo (0-99999999), not an evaluation; its job list
 # alone would not fit in memory.
@@ -80,7 +80,7 @@ class RunConfig(BaseModel):
     ray_address: str | None = None
     obs_mode: str = "both"
     screenshots: bool = True  # frames in the traces (for the HTML timelines)
-    frames: str = "webp:80"  # how an agent episode's frames are kept (trace.frames.FrameCodec)
+    frames: str = DEFAULT_FRAMES  # how an agent episode's frames are kept (trace.frames.FrameCodec)
     keep_frames: Literal["all", "around_failure"] = "all"  # around_failure: only those steps'
     # the golden-trace cache's folder (golden.cache), shared by runs; None: no cache
     golden_cache: str | None = Field(default_factory=lambda: str(default_cache_dir()))

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from webharness.reporting.records import AttemptKey
 from webharness.runner.config import MAX_EPISODES, RunConfig, RunError, match_tasks
 from webharness.spec.task_folders import TaskFolder
+from webharness.trace.frames import DEFAULT_FRAMES
 
 
 class EpisodeJob(BaseModel):
@@ -25,7 +26,7 @@ class EpisodeJob(BaseModel):
     perturbations: str = ""
     obs_mode: str = "both"
     screenshots: bool = True
-    frames: str = "webp:80"
+    frames: str = DEFAULT_FRAMES
     keep_frames: Literal["all", "around_failure"] = "all"
     golden_cache: str | None = None
     playwright_trace: bool = False
