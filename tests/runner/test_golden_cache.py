@@ -51,7 +51,7 @@ def test_another_agent_and_another_run_record_no_golden_trace_again(browser, tmp
     assert len(recordings) == 1  # nothing recorded again
     first, second = golden_files(tmp_path / "first"), golden_files(tmp_path / "second")
     assert first == second and len(first) > 4
-    linked = next((RunFolder(tmp_path / "second").golden_root).rglob("steps.jsonl"))
+    linked = next((RunFolder(tmp_path / "second").golden_root).rglob("steps.jsonl.gz"))
     assert linked.stat().st_nlink == 3  # the cache's file, in both runs: no copies
     shutil.rmtree(cache)  # a run keeps its golden traces without the cache
     assert main_score(tmp_path / "second") == outcomes(tmp_path / "second")
@@ -80,7 +80,7 @@ def test_a_damaged_entry_is_recorded_again_never_used(browser, tmp_path, recordi
     cache = tmp_path / "cache"
     run(tmp_path / "first", **GRID, golden_cache=str(cache))
     (entry,) = GoldenCache(cache).entries()
-    steps = next(entry.folder.rglob("steps.jsonl"))
+    steps = next(entry.folder.rglob("steps.jsonl.gz"))
     steps.unlink()  # the run's hard link keeps its own copy of the bytes
     steps.write_text(steps.parent.joinpath("meta.json").read_text())  # a wrong file there
     run(tmp_path / "second", **GRID, golden_cache=str(cache))

@@ -81,6 +81,6 @@ def test_golden_traces_are_recorded_once_and_a_half_made_folder_again(
     assert not recorded_into[0].exists()  # recorded aside, then renamed into place
     assert folder.goldens(FORM, 0, record) == goldens and len(recorded_into) == 1
     first_path = next(p for p in folder.golden_dir(FORM, 0).iterdir())
-    (first_path / "steps.jsonl").write_text("{not json\n{nor this\n")  # a killed run's
+    (first_path / "steps.jsonl.gz").write_text("{not json\n{nor this\n")  # a damaged one
     assert folder.goldens(FORM, 0, record) == goldens and len(recorded_into) == 2
     assert folder.load_goldens(FORM, 1) == []

@@ -19,12 +19,14 @@ from webharness.trace.frames import FrameCodec
 from webharness.trace.io import (
     END,
     META,
+    PACKED_STEPS,
     STEPS,
     TraceError,
     TraceWriter,
     keep_frames_of,
     load_screenshot,
     load_trace,
+    pack_steps,
 )
 from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
@@ -304,3 +306,37 @@ def test_a_full_disk_under_the_writer_is_raised_on_the_step_path(tmp_path: Path)
     with pytest.raises(OSError):
         writer.finish(EpisodeEnd(terminated=True))
     assert [s.index for s in load_trace(tmp_path).steps] == [0]  # no line names a lost frame
+
+
+def test_packed_steps_load_back_equal_and_keep_their_frames_dropped(tmp_path: Path) -> None:
+    trace = form_trace(["Ada", "ada@example.org", "123"], golden_path="main")
+    write(tmp_path, trace, EpisodeEnd(terminated=True, success=True))
+    plain = load_trace(tmp_path)
+    size = (tmp_path / STEPS).stat().st_size
+    pack_steps(tmp_path)
+    assert not (tmp_path / STEPS).exists() and (tmp_path / PACKED_STEPS).stat().st_size < size
+    assert load_trace(tmp_path) == plain
+    assert keep_frames_of(tmp_path, {0}) == 3
+    assert [s.screenshot for s in load_trace(tmp_path).steps] == ["step_0000.png", None, None, None]
+    assert [s.state for s in load_trace(tmp_path).steps] == [s.state for s in trace.steps]
+
+
+def test_packed_steps_win_over_plain_ones_left_by_a_crash_and_a_new_start_clears_them(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, form_trace(["Ada", "ada@example.org"]), EpisodeEnd(terminated=True))
+    plain = (tmp_path / STEPS).read_bytes()
+    pack_steps(tmp_path)
+    (tmp_path / STEPS).write_bytes(plain[: len(plain) // 2])  # killed before the unlink
+    assert len(load_trace(tmp_path).steps) == 3
+    fresh = form_trace(["Bob"])
+    write(tmp_path, fresh, end=None, shots=False)
+    assert not (tmp_path / PACKED_STEPS).exists() and load_trace(tmp_path).steps == fresh.steps
+
+
+def test_a_damaged_packed_steps_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    write(tmp_path, form_trace(["Ada"]), EpisodeEnd(terminated=True))
+    pack_steps(tmp_path)
+    (tmp_path / PACKED_STEPS).write_bytes(b"{not gzip")
+    with pytest.raises(TraceError, match=r"steps\.jsonl\.gz: not a valid gzip file of steps"):
+        load_trace(tmp_path)

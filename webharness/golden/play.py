@@ -10,6 +10,7 @@ import gymnasium as gym
 from webharness.golden.oracle import OracleAgent, golden_paths
 from webharness.spec.task_spec import TaskSpec
 from webharness.trace.frames import GOLDEN_FRAMES
+from webharness.trace.io import pack_steps
 from webharness.trace.models import EpisodeTrace, TaskInstance
 from webharness.trace.recorder import (
     EpisodeRecorder,
@@ -77,7 +78,7 @@ def golden_traces(
 
     ``env`` should be unperturbed: golden traces describe the task, not the noise. Their
     screenshots are kept as previews (``trace.frames.GOLDEN_FRAMES``): only the report's
-    timelines show them.
+    timelines show them. In ``folder``, each trace's steps are packed (``pack_steps``).
     """
     _, info = env.reset(seed=seed)
     spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
@@ -91,4 +92,6 @@ def golden_traces(
         )
         oracle = OracleAgent.recording(path.id)
         traces.append(play_episode(env, oracle, seed, recorder, screenshots))
+        if folder:
+            pack_steps(folder / path.id)  # read by every later run, never appended to
     return traces

@@ -6,6 +6,8 @@ Layout of one episode folder::
     steps.jsonl      one StepRecord per line          (each line one write + fsync); from
                      the second step on, the state may be kept as ``state_delta``, its
                      change from the step before (``trace.deltas``), where that is smaller
+    steps.jsonl.gz   in place of steps.jsonl once a golden trace is recorded (``pack_steps``:
+                     gzip, 8x smaller; such a trace is never appended to again)
     step_0003.webp   screenshot of step 3             (atomic; format: ``trace.frames``)
     end.json         how the episode ended            (atomic; absent if it never ended)
     trace.zip        Playwright's trace, when asked   (atomic; ``playwright show-trace trace.zip``)
@@ -16,11 +18,13 @@ Layout of one episode folder::
 >>> writer.finish(EpisodeEnd(terminated=True, success=True))     # doctest: +SKIP
 >>> load_trace(Path("runs/ep0")).steps[0].state.url              # doctest: +SKIP
 
-Format 1 (before 0.3: PNG frames, every state whole) is read the same way.
+Formats 1 (before 0.3: PNG frames, every state whole) and 2 (no packed steps) are read
+the same way.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Callable
@@ -40,10 +44,19 @@ from webharness.trace.deltas import apply_delta, json_delta
 from webharness.trace.frames import AGENT_FRAMES, FrameCodec
 from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
-__all__ = ["TraceError", "TraceWriter", "keep_frames_of", "load_screenshot", "load_trace"]
+__all__ = [
+    "TraceError",
+    "TraceWriter",
+    "keep_frames_of",
+    "load_screenshot",
+    "load_trace",
+    "pack_steps",
+]
 
 META, STEPS, END, PLAYWRIGHT_TRACE = "meta.json", "steps.jsonl", "end.json", "trace.zip"
-TRACE_FORMAT = 2  # 1: PNG frames and whole states (no ``trace_format`` in meta.json)
+PACKED_STEPS = STEPS + ".gz"
+# 1: PNG frames and whole states (no ``trace_format`` in meta.json); 2: steps never packed
+TRACE_FORMAT = 3
 
 
 class TraceError(WebHarnessError, ValueError):
@@ -77,6 +90,7 @@ class TraceWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
         for stale in [
             self.folder / STEPS,
+            self.folder / PACKED_STEPS,
             self.folder / END,
             self.folder / PLAYWRIGHT_TRACE,
             *self.folder.glob("step_*.*"),
@@ -209,7 +223,7 @@ def load_trace(folder: Path | str) -> EpisodeTrace:
     end_path = folder / END
     return EpisodeTrace(
         task=_parse(meta_path, lambda: TaskInstance.model_validate(meta["task"])),
-        steps=_read_steps(folder / STEPS),
+        steps=_read_steps(folder),
         end=_parse(end_path, lambda: EpisodeEnd.model_validate_json(end_path.read_bytes()))
         if end_path.is_file()
         else None,
@@ -222,12 +236,13 @@ def keep_frames_of(folder: Path | str, steps: set[int]) -> int:
     """Drop the frames of every step but ``steps`` from a finished episode folder (the
     steps' lines say they have none); returns how many files were removed."""
     folder = Path(folder)
-    lines = [json.loads(line) for line in (folder / STEPS).read_bytes().splitlines() if line]
+    path, text = _steps_text(folder)
+    lines = [json.loads(line) for line in text.splitlines() if line]
     for record in lines:
         if record["index"] not in steps:
             record["screenshot"] = None
-    text = "".join(_compact(record) + "\n" for record in lines)
-    write_atomic(folder / STEPS, text.encode())
+    kept_lines = "".join(_compact(record) + "\n" for record in lines).encode()
+    write_atomic(path, _gzip(kept_lines) if path.name == PACKED_STEPS else kept_lines)
     kept = {record["screenshot"] for record in lines}
     dropped = [p for p in folder.glob("step_*.*") if p.name not in kept]
     for path in dropped:
@@ -243,10 +258,35 @@ def load_screenshot(folder: Path | str, step: StepRecord) -> np.ndarray | None:
         return np.asarray(image.convert("RGB"))
 
 
-def _read_steps(path: Path) -> list[StepRecord]:
-    if not path.is_file():
-        return []
-    lines = path.read_bytes().split(b"\n")
+def pack_steps(folder: Path | str) -> None:
+    """Replace a finished trace's ``steps.jsonl`` with ``steps.jsonl.gz`` (the same lines:
+    a golden trace's 19 kB of states on a form page becomes 2.4 kB). A crash between the
+    two leaves both, and the packed one is read."""
+    folder = Path(folder)
+    if (folder / STEPS).is_file():
+        write_atomic(folder / PACKED_STEPS, _gzip((folder / STEPS).read_bytes()))
+        (folder / STEPS).unlink()
+
+
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data, mtime=0)  # no time stamp: equal steps give equal bytes
+
+
+def _steps_text(folder: Path) -> tuple[Path, bytes]:
+    """The steps file of an episode folder (packed or not) and its lines; b"" for none."""
+    packed = folder / PACKED_STEPS
+    if packed.is_file():
+        try:
+            return packed, gzip.decompress(packed.read_bytes())
+        except (gzip.BadGzipFile, EOFError) as exc:
+            raise TraceError(f"{packed}: not a valid gzip file of steps: {exc}") from exc
+    path = folder / STEPS
+    return path, path.read_bytes() if path.is_file() else b""
+
+
+def _read_steps(folder: Path) -> list[StepRecord]:
+    path, text = _steps_text(folder)
+    lines = text.split(b"\n")
     lines.pop()  # b"" after the final newline, or a line cut short by a crash: drop it
     steps: list[StepRecord] = []
     state: Any = None  # the step before's, as JSON: a line may hold only its change
