@@ -20,6 +20,8 @@ import contextlib
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from webharness.origins import origin_of
+
 # Longest request head we read; a browser's is a few KB.
 _MAX_HEAD = 64 * 1024
 _HEAD_TIMEOUT_S = 30.0
@@ -112,8 +114,7 @@ class EgressProxy:
         writer: asyncio.StreamWriter,
     ) -> None:
         parts = urlsplit(url)
-        origin = f"{parts.scheme}://{parts.netloc}"
-        if parts.scheme != "http" or not parts.hostname or not self._allows(origin):
+        if parts.scheme != "http" or not parts.hostname or not self._allows(origin_of(url)):
             self._record(f"{url} [egress: {_kind(head)}]")
             writer.write(_REFUSED)
             return

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import BrowserContext, CDPSession, Page
 
 from webharness.browser.agent_world import AgentWorld
+from webharness.origins import origin_of
 
 # A reused page's renderer collects the documents it has left only in a full collection,
 # which V8 puts off while memory is plentiful: left alone it grew ~7 MB an episode
@@ -38,9 +39,8 @@ class Leftovers:
 
     def opened(self, url: str) -> None:
         """A frame committed a document at ``url``."""
-        parts = urlsplit(url)
-        if parts.scheme in ("http", "https"):
-            self._origins.add(f"{parts.scheme}://{parts.netloc}")
+        if urlsplit(url).scheme in ("http", "https"):
+            self._origins.add(origin_of(url))
 
     async def add_script(self, context: BrowserContext, source: str) -> None:
         """An init script for this episode's documents only."""

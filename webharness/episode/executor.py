@@ -20,6 +20,7 @@ from webharness import actions as A
 from webharness.action_result import ActionErrorKind as K
 from webharness.action_result import ActionResult
 from webharness.browser.page_session import NAVIGATION_EVENT_GRACE_S, PageSession
+from webharness.origins import origin_of
 
 MAX_TYPED_CHARS = 5_000
 _NAMED_KEYS = frozenset(
@@ -267,9 +268,8 @@ async def _keyboard_type(session: PageSession, action: A.KeyboardType, ctx: Exec
 
 async def _goto(session: PageSession, action: A.Goto, ctx: ExecContext) -> None:
     url = urljoin(session.page.url, action.url)
-    parts = urlsplit(url)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    if parts.scheme not in ("http", "https") or origin not in ctx.allowed_origins:
+    web = urlsplit(url).scheme in ("http", "https")
+    if not web or origin_of(url) not in ctx.allowed_origins:
         session.router.record(f"{url} [goto]")
         raise ActionFailed(
             K.NAVIGATION_BLOCKED,
@@ -293,9 +293,8 @@ async def _go_back(session: PageSession, action: A.GoBack, ctx: ExecContext) -> 
     cannot rewrite."""
     previous = await _previous_history_url(session)
     if previous is not None:
-        parts = urlsplit(previous)
-        web = parts.scheme in ("http", "https")
-        if not web or f"{parts.scheme}://{parts.netloc}" not in ctx.allowed_origins:
+        web = urlsplit(previous).scheme in ("http", "https")
+        if not web or origin_of(previous) not in ctx.allowed_origins:
             session.router.record(f"{previous} [go_back]")
             where = "another origin" if web else "the page before the task's first page"
             raise ActionFailed(
