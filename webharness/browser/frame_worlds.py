@@ -266,11 +266,6 @@ class FrameWorlds:
         found.update(x=hit["x"], y=hit["y"])
         return found
 
-    async def call(self, frame: OtherOriginFrame, method: str, *args: Any) -> Any:
-        """``method(*args)`` of a frame's agent (its ref first); a ``PageScriptError``
-        when the frame's document has gone since, as from the page's own agent."""
-        return await frame.world.call(method, *args)
-
 
 def _note(origin: str, allowed: bool) -> str:
     if allowed:

@@ -358,7 +358,7 @@ class PageSession:
             return await self.world.call(method, *args)
         if method == "locate":
             return await self.frames.locate(frame, args[0])
-        return await self.frames.call(frame, method, *args)
+        return await frame.world.call(method, *args)  # a gone document: PageScriptError
 
     async def add_episode_script(self, source: str) -> None:
         """An init script for this episode's documents only (``recycle`` removes it)."""

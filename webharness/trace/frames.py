@@ -8,7 +8,7 @@ keeps the page's text as sharp as the JPEG (quality 90) the agent was shown: ove
 oracle's 146 distinct frames of the 12 scenarios it is 31.9 KiB a frame at 42.5 dB PSNR
 at worst, 44.7 median, where quality 80 at method 0 was 38.7 KiB at 42.4 and 44.9, for
 7 ms more CPU a frame (20 against 13). Golden traces keep previews at the width
-the report embeds (600 px, where it shows them as JPEG at quality 30), since nothing but
+the report embeds (600 px, where it shows them as WebP at quality 50), since nothing but
 the report's timelines looks at them.
 Encoding happens on the trace's writer thread, off the step path.
 
@@ -55,7 +55,7 @@ class FrameCodec:
     """
 
     format: FrameFormat = "webp"
-    quality: int = 80
+    quality: int = 82
     max_width: int | None = None  # frames wider than this are scaled down (aspect kept)
     effort: int = 2  # WebP's method, 0 (fastest) to 6 (smallest)
 
@@ -114,7 +114,7 @@ class FrameCodec:
             image.save(path, format="PNG", compress_level=1)
 
 
-DEFAULT_FRAMES = "webp:82"  # how the runner keeps an agent's frames unless told
-AGENT_FRAMES = FrameCodec.parse(DEFAULT_FRAMES)
+AGENT_FRAMES = FrameCodec()
+DEFAULT_FRAMES = f"{AGENT_FRAMES.format}:{AGENT_FRAMES.quality}"  # the runner's --frames
 # A preview is small and recorded once (golden.cache): effort 4 makes it 7 kB, not 9.5.
 GOLDEN_FRAMES = FrameCodec("webp", 50, max_width=600, effort=4)
