@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import http.server
-import threading
 from collections.abc import Iterator
 
 import pytest
 
+from tests.support.static_server import serving_with
 from webharness.envs import WebEvalEnv
 from webharness.spec.task_spec import TaskSpec
 
@@ -35,12 +35,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving_with(_Handler) as origin:
+        yield origin
 
 
 @pytest.fixture

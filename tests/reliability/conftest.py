@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import http.server
 import os
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
+from tests.support.static_server import serving_with
 from webharness.envs import WebEvalEnv
 from webharness.spec.task_spec import TaskSpec
 from webharness.testing.processes import chromium_pids
@@ -116,9 +117,7 @@ def local_server() -> Iterator[LocalServer]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield LocalServer(server.server_address[1], hits)
-    server.shutdown()
-    server.server_close()
+    with serving_with(Handler) as origin:
+        port = urlsplit(origin).port
+        assert port is not None
+        yield LocalServer(port, hits)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.server
 import math
-import threading
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 import webharness
 import webharness.wrappers as wrappers
 from tests.support.episodes import oracle_policy, play
+from tests.support.static_server import serving_with
 from webharness.action_result import ActionErrorKind
 from webharness.envs import WebEvalEnv
 from webharness.episode.hooks import EpisodeHooks
@@ -379,24 +379,21 @@ class _ExternalSite(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def external_env(browser) -> Iterator[gym.Env]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ExternalSite)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    spec = TaskSpec.model_validate(
-        {
-            "id": "external_shop",
-            "category": "navigation",
-            "site": None,
-            "max_steps": 5,
-            "instruction": "Open the About us page of the shop.",
-            "start_url": f"http://127.0.0.1:{httpd.server_address[1]}/",
-            "success": {"kind": "url", "path": "/about"},
-        }
-    )
-    env = WebEvalEnv(spec, obs_mode="text")
-    yield env
-    env.close()
-    httpd.shutdown()
-    httpd.server_close()
+    with serving_with(_ExternalSite) as origin:
+        spec = TaskSpec.model_validate(
+            {
+                "id": "external_shop",
+                "category": "navigation",
+                "site": None,
+                "max_steps": 5,
+                "instruction": "Open the About us page of the shop.",
+                "start_url": f"{origin}/",
+                "success": {"kind": "url", "path": "/about"},
+            }
+        )
+        env = WebEvalEnv(spec, obs_mode="text")
+        yield env
+        env.close()
 
 
 def test_every_perturbation_applies_to_an_external_site(external_env):
