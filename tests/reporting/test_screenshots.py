@@ -6,9 +6,11 @@ import base64
 import io
 from pathlib import Path
 
+import numpy as np
 from PIL import Image, ImageDraw
 
 from webharness.reporting.screenshots import EMBED_WIDTH, QUALITY, ScreenshotSheet, encode_thumbnail
+from webharness.trace.frames import AGENT_FRAMES, GOLDEN_FRAMES
 
 
 def page_like(path: Path, colour: str = "white", size: tuple[int, int] = (1280, 720)) -> Path:
@@ -75,3 +77,27 @@ def test_an_unreadable_screenshot_gives_no_shot(tmp_path):
     sheet = ScreenshotSheet()
     assert sheet.add(tmp_path / "missing.png") is None and sheet.add(broken) is None
     assert sheet.css() == ""
+
+
+def test_a_golden_preview_is_embedded_as_its_own_bytes_not_encoded_again(tmp_path):
+    # Golden previews are written at the report's width and quality: a second encoding
+    # would only cost time and detail.
+    assert (GOLDEN_FRAMES.format, GOLDEN_FRAMES.max_width) == ("webp", EMBED_WIDTH)
+    assert GOLDEN_FRAMES.quality == QUALITY
+    pixels = np.asarray(Image.open(page_like(tmp_path / "page.png")).convert("RGB"))
+    preview = GOLDEN_FRAMES.write(pixels, tmp_path, 1)
+    uri, width, height = encode_thumbnail(str(preview), EMBED_WIDTH, QUALITY) or ("", 0, 0)
+    assert base64.b64decode(uri.split(",", 1)[1]) == preview.read_bytes()
+    assert (width, height) == (EMBED_WIDTH, round(720 * EMBED_WIDTH / 1280))
+    # A WebP wider than the embed width is still scaled down and encoded.
+    wide = AGENT_FRAMES.write(pixels, tmp_path, 2)  # 1280 px
+    assert picture_of((encode_thumbnail(str(wide), EMBED_WIDTH, QUALITY) or ("",))[0]).width == (
+        EMBED_WIDTH
+    )
+
+
+def test_a_damaged_webp_preview_gives_no_shot_rather_than_a_broken_picture(tmp_path):
+    pixels = np.asarray(Image.open(page_like(tmp_path / "page.png")).convert("RGB"))
+    preview = GOLDEN_FRAMES.write(pixels, tmp_path, 1)
+    preview.write_bytes(preview.read_bytes()[: preview.stat().st_size // 2])
+    assert encode_thumbnail(str(preview), EMBED_WIDTH, QUALITY) is None

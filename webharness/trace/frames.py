@@ -7,9 +7,9 @@ quality 80 (method 0) is 40 kB and costs 13 ms to encode, JPEG at quality 85 is 
 keeps the page's text as sharp as the JPEG (quality 90) the agent was shown: over the
 oracle's 146 distinct frames of the 12 scenarios it is 31.9 KiB a frame at 42.5 dB PSNR
 at worst, 44.7 median, where quality 80 at method 0 was 38.7 KiB at 42.4 and 44.9, for
-7 ms more CPU a frame (20 against 13). Golden traces keep previews at the width
-the report embeds (600 px, where it shows them as WebP at quality 50), since nothing but
-the report's timelines looks at them.
+7 ms more CPU a frame (20 against 13). Golden traces keep previews in the form
+the report embeds pictures (WebP at quality 50, 600 px wide), since nothing but the
+report's timelines looks at them: it embeds them as they are.
 Encoding happens on the trace's writer thread, off the step path.
 
 Example:
