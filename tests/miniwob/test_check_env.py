@@ -16,6 +16,7 @@ suite's test time; Gymnasium's two determinism checks (7 resets) still a seventh
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import pytest
@@ -61,15 +62,15 @@ def _checked(env_id: str, check: Callable[[gym.Env], None]) -> None:
 class _InSpace(gym.Wrapper):
     """Fails on any observation outside the env's observation space."""
 
-    def reset(self, **kwargs):  # type: ignore[no-untyped-def]
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
         assert obs in self.observation_space, "reset's observation is outside the space"
         return obs, info
 
-    def step(self, action):  # type: ignore[no-untyped-def]
-        obs, *rest = self.env.step(action)
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
         assert obs in self.observation_space, "step's observation is outside the space"
-        return obs, *rest
+        return obs, reward, terminated, truncated, info
 
 
 def _page_checks(env: gym.Env) -> None:
