@@ -11,15 +11,30 @@ from gymnasium.utils.env_checker import check_env
 
 import webharness
 from tests.support.episodes import oracle_policy, play
+from tests.support.gym_checks import page_checks
 from webharness import miniwob
 from webharness.envs import registered_ids
 
 # The MiniWoB++ pack's tasks have their own check_env test (tests/miniwob/test_check_env.py).
 SCENARIOS = [i for i in registered_ids() if not i.startswith(f"WebEval/{miniwob.PREFIX}")]
+# A form over several views, a shop of several pages, a page of seeded timers.
+FULL_CHECK_SAMPLE = ["WebEval/form-v0", "WebEval/shop-v0", "WebEval/async-v0"]
 
 
 @pytest.mark.parametrize("env_id", SCENARIOS)
-def test_check_env_passes_for_every_registered_scenario(browser, env_id):
+def test_every_scenario_s_page_passes_gymnasium_s_step_determinism_check(browser, env_id):
+    """With screenshots: the same seed and action give the same pixels too."""
+    env = gym.make(env_id)
+    try:
+        page_checks(env.unwrapped)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", FULL_CHECK_SAMPLE)
+def test_check_env_passes_in_full_on_a_sample_of_scenarios(browser, env_id):
+    """The rest of ``check_env`` checks the env's own code (``tests/support/gym_checks.py``)."""
+    assert env_id in SCENARIOS
     env = gym.make(env_id)
     try:
         check_env(env.unwrapped, skip_render_check=True)
@@ -170,3 +185,28 @@ def test_playwright_s_own_headless_shell_comes_before_the_system_s(monkeypatch, 
     )
     assert webharness.find_chromium(downloaded, headless=True) == shell
     assert webharness.find_chromium(downloaded, headless=False) == downloaded
+
+
+class _Counter(gym.Env):
+    """Observes how many steps it has taken in its whole life: not the same after a reset."""
+
+    observation_space = gym.spaces.Box(0.0, 100.0, (1,))
+    action_space = gym.spaces.Discrete(2)
+
+    def __init__(self, outside: bool = False) -> None:
+        self.steps, self.outside = 0, outside
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.array([200.0 if self.outside else 0.0], np.float32), {}
+
+    def step(self, action):
+        self.steps += 1
+        return np.array([float(self.steps)], np.float32), 0.0, False, False, {}
+
+
+def test_the_page_checks_fail_on_a_step_that_differs_or_leaves_the_space():
+    with pytest.raises(AssertionError, match="not equivalent"):
+        page_checks(_Counter())
+    with pytest.raises(AssertionError, match="outside the space"):
+        page_checks(_Counter(outside=True))

@@ -2,26 +2,21 @@
 screenshot: the checker needs none, and a task's page and reset are what is checked),
 in one browser kept for the module.
 
-What depends on a task's page runs on every task: Gymnasium's step determinism check (two
-resets with one seed, the same sampled action after each: equal observations, rewards and
-ends), with every observation checked against the space. The page after the step is the
-whole seeded page, so this is also the page's seeded-reset determinism. The rest of
-``check_env`` (how ``reset()`` without a seed goes on from a seeded one, return types,
-``options``, returned buffers not reused, the passive checkers, closing twice: 10 more
-resets) checks ``WebEvalEnv``'s own code, the same for every task; it runs in full on a
-sample of pages of different kinds. A full ``check_env`` of every task was a fifth of the
-suite's test time; Gymnasium's two determinism checks (7 resets) still a seventh.
+Every task's page gets ``tests.support.gym_checks.page_checks`` (step determinism, every
+observation within the space); the whole ``check_env``, which mostly checks the env's own
+code, runs on a sample of pages of different kinds. A full ``check_env`` of every task was
+a fifth of the suite's test time; Gymnasium's two determinism checks (7 resets) a seventh.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env, check_step_determinism
+from gymnasium.utils.env_checker import check_env
 
+from tests.support.gym_checks import page_checks
 from webharness import miniwob
 from webharness.miniwob.specs import WALL_CLOCK_TASKS
 
@@ -59,30 +54,12 @@ def _checked(env_id: str, check: Callable[[gym.Env], None]) -> None:
         env.close()
 
 
-class _InSpace(gym.Wrapper):
-    """Fails on any observation outside the env's observation space."""
-
-    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
-        obs, info = self.env.reset(**kwargs)
-        assert obs in self.observation_space, "reset's observation is outside the space"
-        return obs, info
-
-    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        assert obs in self.observation_space, "step's observation is outside the space"
-        return obs, reward, terminated, truncated, info
-
-
-def _page_checks(env: gym.Env) -> None:
-    check_step_determinism(_InSpace(env))
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", PACK)
 def test_every_miniwob_task_s_page_passes_gymnasium_s_step_determinism_check(
     browser: None, env_id: str
 ) -> None:
-    _checked(env_id, _page_checks)
+    _checked(env_id, page_checks)
 
 
 @pytest.mark.slow

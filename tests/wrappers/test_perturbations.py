@@ -485,7 +485,7 @@ def play_executable(env: gym.Env, seed: int) -> Any:
 
 
 def _seeds(task: str, name: str) -> tuple[int, ...]:
-    """Two seeds per pair, varied across pairs so the matrix covers more of them."""
+    """A seed per pair (``MATRIX_SEEDS``), varied across pairs so the matrix covers more."""
     offset = zlib.crc32(f"{task}/{name}".encode()) % 50
     return tuple(seed + offset for seed in MATRIX_SEEDS)
 
