@@ -10,6 +10,7 @@ from playwright.async_api import Error as PlaywrightError
 from webharness.action_result import ActionErrorKind
 from webharness.browser.agent_world import AGENT
 from webharness.envs import WebEvalEnv
+from webharness.episode.executor import is_valid_key
 from webharness.spec.task_spec import TaskSpec
 
 SITE = Path(__file__).parents[1] / "fixtures" / "controls_site"
@@ -112,8 +113,32 @@ def test_press_sends_a_key_and_rejects_an_unknown_one(page):
     env, info = page
     _, info = act(env, f"press({ref(info, 'textbox', 'Name')!r}, 'Escape')")
     assert "Last key: Escape" in info["semantic_state"].text
-    _, info = act(env, "press('NotAKey')")
-    assert info["action_result"].error is ActionErrorKind.INVALID_ARGUMENT
+    for unknown in ("NotAKey", "\\0", "é", "Control+\\x7f"):  # escapes the action parser reads
+        _, info = act(env, f"press('{unknown}')")
+        assert info["action_result"].error is ActionErrorKind.INVALID_ARGUMENT, unknown
+
+
+def test_the_keys_press_accepts_are_the_ones_playwright_can_press(page):
+    """Playwright is the reference: a key it calls unknown would end the step as a browser
+    error, the harness's fault, where it is the agent's invalid argument."""
+    env, _ = page
+    keyboard = env.episode.session.page.keyboard
+    candidates = [chr(code) for code in range(128)] + ["é", "€", "中", "\u00a0", "😀"]
+    candidates += ["Enter", "Tab", "Escape", "F12", "Control+A", "Shift+ArrowDown", "Ctrl"]
+
+    async def playwright_presses(key: str) -> bool:
+        try:
+            await keyboard.press(key)
+        except PlaywrightError:
+            return False
+        return True
+
+    disagree = [
+        key
+        for key in candidates
+        if is_valid_key(key) != env.runtime.run(playwright_presses(key), 10)
+    ]
+    assert disagree == []
 
 
 def test_keyboard_type_types_into_the_focused_field(page):

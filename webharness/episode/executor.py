@@ -51,9 +51,17 @@ _NAMED_KEYS = frozenset(
 
 
 def is_valid_key(combo: str) -> bool:
-    """A key or combination Playwright can press: "Enter", "a", "Control+Shift+K"."""
+    """A key or combination Playwright can press: "Enter", "a", "Control+Shift+K".
+
+    A single character must be on Playwright's US layout: printable ASCII, or a newline
+    (Enter). It knows no other ("é", a control character): ``keyboard_type`` types them.
+    """
     parts = combo.split("+") if combo != "+" else ["+"]
-    return bool(parts) and all(len(p) == 1 or p in _NAMED_KEYS for p in parts)
+    return bool(parts) and all(p in _NAMED_KEYS or _on_the_layout(p) for p in parts)
+
+
+def _on_the_layout(char: str) -> bool:
+    return len(char) == 1 and (" " <= char <= "~" or char in "\n\r")
 
 
 @dataclass
@@ -238,7 +246,8 @@ async def _press(session: PageSession, action: A.Press, ctx: ExecContext) -> Non
     if not is_valid_key(action.key):
         raise ActionFailed(
             K.INVALID_ARGUMENT,
-            f"unknown key {action.key!r}; use names like Enter, Tab, Escape, ArrowDown, Control+A",
+            f"unknown key {action.key!r}; use names like Enter, Tab, Escape, ArrowDown, "
+            "Control+A, or one printable ASCII character (keyboard_type types any text)",
         )
     await session.page.keyboard.press(action.key)
 
