@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from webharness.reporting.screenshots import EMBED_WIDTH, QUALITY, ScreenshotSheet, encode_thumbnail
-from webharness.trace.frames import AGENT_FRAMES, GOLDEN_FRAMES
+from webharness.reporting.screenshots import ScreenshotSheet, encode_thumbnail
+from webharness.trace.frames import AGENT_FRAMES, EMBED_QUALITY, EMBED_WIDTH, GOLDEN_FRAMES
 
 
 def page_like(path: Path, colour: str = "white", size: tuple[int, int] = (1280, 720)) -> Path:
@@ -25,6 +25,11 @@ def page_like(path: Path, colour: str = "white", size: tuple[int, int] = (1280, 
         draw.rectangle((700, 95 + 45 * row, 1100, 125 + 45 * row), outline="#c0c6d0")
     image.save(path)
     return path
+
+
+def page_pixels(folder: Path) -> np.ndarray:
+    """A screenshot-like picture as the env gives it (uint8 H×W×3)."""
+    return np.asarray(Image.open(page_like(folder / "page.png")).convert("RGB"))
 
 
 def picture_of(uri: str) -> Image.Image:
@@ -44,7 +49,7 @@ def test_a_picture_is_embedded_once_however_often_and_from_wherever_it_is_shown(
 
 def test_the_picture_is_at_most_the_embed_width_and_the_shot_keeps_the_screenshot_size(tmp_path):
     uri, width, height = encode_thumbnail(
-        str(page_like(tmp_path / "p.png")), EMBED_WIDTH, QUALITY
+        str(page_like(tmp_path / "p.png")), EMBED_WIDTH, EMBED_QUALITY
     ) or (
         "",
         0,
@@ -55,7 +60,9 @@ def test_the_picture_is_at_most_the_embed_width_and_the_shot_keeps_the_screensho
     assert picture.height == round(720 * EMBED_WIDTH / 1280)
     assert (width, height) == (1280, 720)  # the enlarged view's largest size
     small = page_like(tmp_path / "small.png", size=(300, 200))
-    assert picture_of((encode_thumbnail(str(small), EMBED_WIDTH, QUALITY) or ("",))[0]).size == (
+    assert picture_of(
+        (encode_thumbnail(str(small), EMBED_WIDTH, EMBED_QUALITY) or ("",))[0]
+    ).size == (
         300,
         200,
     )
@@ -63,7 +70,9 @@ def test_the_picture_is_at_most_the_embed_width_and_the_shot_keeps_the_screensho
 
 def test_a_page_sized_screenshot_costs_a_few_kilobytes(tmp_path):
     # 36 episodes show ~95 distinct pictures: under 10 kB each keeps the page under 1.5 MB.
-    uri, _, _ = encode_thumbnail(str(page_like(tmp_path / "p.png")), EMBED_WIDTH, QUALITY) or (
+    uri, _, _ = encode_thumbnail(
+        str(page_like(tmp_path / "p.png")), EMBED_WIDTH, EMBED_QUALITY
+    ) or (
         "",
         0,
         0,
@@ -83,21 +92,20 @@ def test_a_golden_preview_is_embedded_as_its_own_bytes_not_encoded_again(tmp_pat
     # Golden previews are written at the report's width and quality: a second encoding
     # would only cost time and detail.
     assert (GOLDEN_FRAMES.format, GOLDEN_FRAMES.max_width) == ("webp", EMBED_WIDTH)
-    assert GOLDEN_FRAMES.quality == QUALITY
-    pixels = np.asarray(Image.open(page_like(tmp_path / "page.png")).convert("RGB"))
+    assert GOLDEN_FRAMES.quality == EMBED_QUALITY
+    pixels = page_pixels(tmp_path)
     preview = GOLDEN_FRAMES.write(pixels, tmp_path, 1)
-    uri, width, height = encode_thumbnail(str(preview), EMBED_WIDTH, QUALITY) or ("", 0, 0)
+    uri, width, height = encode_thumbnail(str(preview), EMBED_WIDTH, EMBED_QUALITY) or ("", 0, 0)
     assert base64.b64decode(uri.split(",", 1)[1]) == preview.read_bytes()
     assert (width, height) == (EMBED_WIDTH, round(720 * EMBED_WIDTH / 1280))
     # A WebP wider than the embed width is still scaled down and encoded.
     wide = AGENT_FRAMES.write(pixels, tmp_path, 2)  # 1280 px
-    assert picture_of((encode_thumbnail(str(wide), EMBED_WIDTH, QUALITY) or ("",))[0]).width == (
-        EMBED_WIDTH
-    )
+    assert picture_of(
+        (encode_thumbnail(str(wide), EMBED_WIDTH, EMBED_QUALITY) or ("",))[0]
+    ).width == (EMBED_WIDTH)
 
 
 def test_a_damaged_webp_preview_gives_no_shot_rather_than_a_broken_picture(tmp_path):
-    pixels = np.asarray(Image.open(page_like(tmp_path / "page.png")).convert("RGB"))
-    preview = GOLDEN_FRAMES.write(pixels, tmp_path, 1)
+    preview = GOLDEN_FRAMES.write(page_pixels(tmp_path), tmp_path, 1)
     preview.write_bytes(preview.read_bytes()[: preview.stat().st_size // 2])
-    assert encode_thumbnail(str(preview), EMBED_WIDTH, QUALITY) is None
+    assert encode_thumbnail(str(preview), EMBED_WIDTH, EMBED_QUALITY) is None
