@@ -8,7 +8,6 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -91,12 +90,12 @@ def click_action(info: dict, name: str) -> str:
 class LocalServer:
     """A real HTTP server on 127.0.0.1 that records every request it gets."""
 
-    port: int
+    origin: str
     hits: list[str] = field(default_factory=list)
 
     @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def port(self) -> int:
+        return int(self.origin.rsplit(":", 1)[1])
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +117,4 @@ def local_server() -> Iterator[LocalServer]:
             pass
 
     with serving_with(Handler) as origin:
-        port = urlsplit(origin).port
-        assert port is not None
-        yield LocalServer(port, hits)
+        yield LocalServer(origin, hits)
