@@ -72,6 +72,8 @@ print(json.dumps({
 """
 
 # Played in the fresh virtualenv: every registered scenario resets, the oracle passes it.
+# Each env closed before the next, as a user's loop would; keep_browser() keeps one browser
+# (a launch costs ~1.2 s of CPU, most of it in Playwright's driver).
 EVERY_SCENARIO = """
 import json, sys
 import gymnasium as gym
@@ -80,19 +82,20 @@ from webharness.envs import registered_ids
 from webharness.golden.oracle import OracleAgent
 
 outcomes = {"package": webharness.__file__}
-for env_id in registered_ids():
-    if env_id.startswith("WebEval/miniwob.") and not webharness.get_task(env_id).golden_paths:
-        continue  # the MiniWoB++ pack (its library is in the dependencies): those with paths
-    env = gym.make(env_id, obs_mode="text")
-    obs, info = env.reset(seed=0)
-    agent = OracleAgent()
-    agent.reset(info["task"])
-    done = False
-    while not done:
-        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
-        done = terminated or truncated
-    outcomes[env_id] = bool(info["success"])
-    env.close()
+with webharness.keep_browser():  # one Chromium and driver for all, as the README advises
+    for env_id in registered_ids():
+        if env_id.startswith("WebEval/miniwob.") and not webharness.get_task(env_id).golden_paths:
+            continue  # the MiniWoB++ pack (its library is in the dependencies): those with paths
+        env = gym.make(env_id, obs_mode="text")
+        obs, info = env.reset(seed=0)
+        agent = OracleAgent()
+        agent.reset(info["task"])
+        done = False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+            done = terminated or truncated
+        outcomes[env_id] = bool(info["success"])
+        env.close()
 print(json.dumps(outcomes))
 """
 
