@@ -63,17 +63,25 @@ def main_score(run_dir: Path) -> list[tuple]:
     return [tuple(getattr(a, f) for f in SCORED) for a in score_run(RunFolder(run_dir))]
 
 
+@pytest.fixture(scope="module")
+def plain_run(browser, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``GRID`` run without a cache: what a run whose cache cannot be used must equal (played
+    once for the module; the tests only read it)."""
+    folder = tmp_path_factory.mktemp("plain") / "run"
+    run(folder, **GRID, golden_cache=None)
+    return folder
+
+
 @pytest.mark.parametrize("options", ["ro", "size=12k"])
 def test_a_cache_that_cannot_be_written_is_named_and_the_run_records_its_own(
-    browser, tmp_path, recordings, caplog, options
+    plain_run, tmp_path, recordings, caplog, options
 ):
-    run(tmp_path / "plain", **GRID, golden_cache=None)
     with mounted(tmp_path / "cache", options) as cache:
         with caplog.at_level(logging.WARNING, logger="webharness.runner.worker"):
             run(tmp_path / "run", **GRID, golden_cache=str(cache))
     assert f"golden-trace cache {cache} cannot be used" in caplog.text
-    assert outcomes(tmp_path / "run") == outcomes(tmp_path / "plain")
-    assert golden_files(tmp_path / "run").keys() == golden_files(tmp_path / "plain").keys()
+    assert outcomes(tmp_path / "run") == outcomes(plain_run)
+    assert golden_files(tmp_path / "run").keys() == golden_files(plain_run).keys()
 
 
 def test_a_damaged_entry_is_recorded_again_never_used(browser, tmp_path, recordings):
