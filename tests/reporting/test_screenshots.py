@@ -32,6 +32,13 @@ def page_pixels(folder: Path) -> np.ndarray:
     return np.asarray(Image.open(page_like(folder / "page.png")).convert("RGB"))
 
 
+def embedded(path: Path) -> tuple[str, int, int]:
+    """``encode_thumbnail`` as the report calls it: the data URI and the picture's size."""
+    result = encode_thumbnail(str(path), EMBED_WIDTH, EMBED_QUALITY)
+    assert result is not None, f"{path} gave no picture"
+    return result
+
+
 def picture_of(uri: str) -> Image.Image:
     assert uri.startswith("data:image/webp;base64,")
     return Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
@@ -48,35 +55,18 @@ def test_a_picture_is_embedded_once_however_often_and_from_wherever_it_is_shown(
 
 
 def test_the_picture_is_at_most_the_embed_width_and_the_shot_keeps_the_screenshot_size(tmp_path):
-    uri, width, height = encode_thumbnail(
-        str(page_like(tmp_path / "p.png")), EMBED_WIDTH, EMBED_QUALITY
-    ) or (
-        "",
-        0,
-        0,
-    )
+    uri, width, height = embedded(page_like(tmp_path / "p.png"))
     picture = picture_of(uri)
     assert picture.format == "WEBP" and picture.width == EMBED_WIDTH
     assert picture.height == round(720 * EMBED_WIDTH / 1280)
     assert (width, height) == (1280, 720)  # the enlarged view's largest size
     small = page_like(tmp_path / "small.png", size=(300, 200))
-    assert picture_of(
-        (encode_thumbnail(str(small), EMBED_WIDTH, EMBED_QUALITY) or ("",))[0]
-    ).size == (
-        300,
-        200,
-    )
+    assert picture_of(embedded(small)[0]).size == (300, 200)
 
 
 def test_a_page_sized_screenshot_costs_a_few_kilobytes(tmp_path):
     # 36 episodes show ~95 distinct pictures: under 10 kB each keeps the page under 1.5 MB.
-    uri, _, _ = encode_thumbnail(
-        str(page_like(tmp_path / "p.png")), EMBED_WIDTH, EMBED_QUALITY
-    ) or (
-        "",
-        0,
-        0,
-    )
+    uri, _, _ = embedded(page_like(tmp_path / "p.png"))
     assert len(uri) < 10_000  # base64: 7.5 kB
 
 
@@ -95,14 +85,12 @@ def test_a_golden_preview_is_embedded_as_its_own_bytes_not_encoded_again(tmp_pat
     assert GOLDEN_FRAMES.quality == EMBED_QUALITY
     pixels = page_pixels(tmp_path)
     preview = GOLDEN_FRAMES.write(pixels, tmp_path, 1)
-    uri, width, height = encode_thumbnail(str(preview), EMBED_WIDTH, EMBED_QUALITY) or ("", 0, 0)
+    uri, width, height = embedded(preview)
     assert base64.b64decode(uri.split(",", 1)[1]) == preview.read_bytes()
     assert (width, height) == (EMBED_WIDTH, round(720 * EMBED_WIDTH / 1280))
     # A WebP wider than the embed width is still scaled down and encoded.
     wide = AGENT_FRAMES.write(pixels, tmp_path, 2)  # 1280 px
-    assert picture_of(
-        (encode_thumbnail(str(wide), EMBED_WIDTH, EMBED_QUALITY) or ("",))[0]
-    ).width == (EMBED_WIDTH)
+    assert picture_of(embedded(wide)[0]).width == EMBED_WIDTH
 
 
 def test_a_damaged_webp_preview_gives_no_shot_rather_than_a_broken_picture(tmp_path):
