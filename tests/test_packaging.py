@@ -72,8 +72,8 @@ print(json.dumps({
 """
 
 # Played in the fresh virtualenv: every registered scenario resets, the oracle passes it.
-# Each env closed before the next, as a user's loop would; keep_browser() keeps one browser
-# (a launch costs ~1.2 s of CPU, most of it in Playwright's driver).
+# Each env is closed before the next, as a user's loop would; keep_browser() keeps one
+# Chromium and driver for all, as the README advises (a launch costs ~1.2 s of CPU).
 EVERY_SCENARIO = """
 import json, sys
 import gymnasium as gym
@@ -82,7 +82,7 @@ from webharness.envs import registered_ids
 from webharness.golden.oracle import OracleAgent
 
 outcomes = {"package": webharness.__file__}
-with webharness.keep_browser():  # one Chromium and driver for all, as the README advises
+with webharness.keep_browser():
     for env_id in registered_ids():
         if env_id.startswith("WebEval/miniwob.") and not webharness.get_task(env_id).golden_paths:
             continue  # the MiniWoB++ pack (its library is in the dependencies): those with paths
