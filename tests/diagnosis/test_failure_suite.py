@@ -169,7 +169,8 @@ def live_stack(browser: None, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 @pytest.mark.parametrize(
     "case_id",
-    [pytest.param(i, marks=_slow_unless(i in LIVE_CASES)) for i in LIVE_CASES + LIVE_SLOW],
+    # by scenario (ids start with it): the stack holds one scenario's env and goldens at a time
+    [pytest.param(i, marks=_slow_unless(i in LIVE_CASES)) for i in sorted(LIVE_CASES + LIVE_SLOW)],
 )
 def test_rescoring_a_saved_trace_offline_gives_the_live_diagnosis(
     bench: Bench, live_stack: LiveStack, case_id: str
