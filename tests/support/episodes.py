@@ -3,16 +3,17 @@ a golden path's expects."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
+from gymnasium.utils import seeding
 
 from webharness.golden.oracle import OracleAgent, golden_paths
 from webharness.spec.catalogue import get_task
 from webharness.spec.criteria import CriteriaContext
-from webharness.spec.task_spec import TaskSpec
+from webharness.spec.task_spec import TaskSpec, instantiate
 
 
 @dataclass
@@ -138,3 +139,19 @@ def ref_of(info: dict[str, Any], role: str, name: str) -> str:
     shown = [(e.role, e.name) for e in info["semantic_state"].elements]
     assert found, f"no {role} {name!r} in {shown}"
     return str(found[0].ref)
+
+
+def instance_params(task: str, seed: int) -> dict[str, Any]:
+    """The parameters of the built-in ``task``'s instance for ``seed``, as ``reset`` draws them."""
+    return instantiate(get_task(task), seed, seeding.np_random(seed)[0]).instance.params
+
+
+def distinct(values: Iterable[Any], enough: int) -> int:
+    """How many distinct values there are, counting up to ``enough``: values past the point
+    where that many were seen are not made."""
+    seen: set[Any] = set()
+    for value in values:
+        seen.add(value)
+        if len(seen) >= enough:
+            break
+    return len(seen)

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import re
 
-from gymnasium.utils import seeding
-
-from tests.support.episodes import play
-from webharness.spec.catalogue import get_task
-from webharness.spec.task_spec import instantiate
+from tests.support.episodes import distinct, instance_params, play
 
 TASK = "async"
 ENV = f"WebEval/{TASK}-v0"
 
 
 def params(seed: int) -> dict:
-    return instantiate(get_task("async"), seed, seeding.np_random(seed)[0]).instance.params
+    return instance_params(TASK, seed)
 
 
 def tile(axtree: str, metric: str) -> str:
@@ -75,12 +71,7 @@ def test_same_seed_gives_the_same_report(make_env):
 
 
 def test_there_are_over_a_thousand_distinct_instances():
-    assert (
-        len(
-            {
-                (p["company"], p["period"], p["metric"], p["value_shown"])
-                for p in map(params, range(1500))
-            }
-        )
-        >= 1000
+    instances = (
+        (p["company"], p["period"], p["metric"], p["value_shown"]) for p in map(params, range(1500))
     )
+    assert distinct(instances, enough=1000) >= 1000

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from gymnasium.utils import seeding
 
-from tests.support.episodes import oracle_policy, play
-from webharness.spec.catalogue import get_task
-from webharness.spec.task_spec import instantiate
+from tests.support.episodes import distinct, instance_params, oracle_policy, play
 
 TASK = "search"
 ENV = f"WebEval/{TASK}-v0"
 
 
 def params(seed: int) -> dict:
-    return instantiate(get_task("search"), seed, seeding.np_random(seed)[0]).instance.params
+    return instance_params(TASK, seed)
 
 
 DECOY = {"word": "word2", "status": "status2", "category": "category2"}  # a decoy product's value
@@ -75,4 +72,5 @@ def test_same_seed_gives_the_same_catalogue(make_env):
 
 
 def test_there_are_over_a_thousand_distinct_instances():
-    assert len({(p["word"], p["status"], p["category"]) for p in map(params, range(5000))}) >= 1000
+    instances = ((p["word"], p["status"], p["category"]) for p in map(params, range(5000)))
+    assert distinct(instances, enough=1000) >= 1000

@@ -5,11 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from gymnasium.utils import seeding
-
-from tests.support.episodes import play
-from webharness.spec.catalogue import get_task
-from webharness.spec.task_spec import instantiate
+from tests.support.episodes import distinct, instance_params, play
 
 TASK = "stats"
 ENV = f"WebEval/{TASK}-v0"
@@ -18,7 +14,7 @@ Table = list[tuple[str, list[str]]]
 
 
 def params(seed: int) -> dict:
-    return instantiate(get_task("stats"), seed, seeding.np_random(seed)[0]).instance.params
+    return instance_params(TASK, seed)
 
 
 def region_table(axtree: str) -> Table:
@@ -91,8 +87,8 @@ def test_same_seed_shows_the_same_dashboard(make_env):
 
 
 def test_there_are_over_a_thousand_distinct_instances():
-    questions = {
+    instances = (
         (p["company"], p["period"], p["question"], p["value_shown"])
         for p in map(params, range(1500))
-    }
-    assert len(questions) >= 1000
+    )
+    assert distinct(instances, enough=1000) >= 1000
