@@ -13,7 +13,7 @@ import gymnasium as gym
 import pytest
 
 import webharness
-from webharness.browser.host import DRIVER_NODE_OPTIONS
+from webharness.browser.host import DRIVER_NODE_OPTIONS, PLAYWRIGHT_PROFILE_PREFIX
 from webharness.browser.runtime import BrowserRuntime
 from webharness.browser.shared import users_of
 from webharness.testing.processes import chromium_pids, cmdline, descendants, wait_for_exit
@@ -177,6 +177,7 @@ from webharness.testing.processes import descendants, wait_for_exit
 
 host = BrowserHost()
 host.run(host.browser())
+print(host._profile)
 drivers = {pid for pid, name in descendants().items() if name.startswith("node")}
 assert len(drivers) == 1, drivers
 import os, signal
@@ -187,10 +188,11 @@ print("closed")
 """
 
 
-def test_a_driver_killed_under_the_harness_leaves_no_asyncio_report(browser):
+def test_a_driver_killed_under_the_harness_leaves_no_asyncio_report_and_no_profile(browser):
     """Ctrl-C in a terminal kills Playwright's driver too; the harness reports the
     interruption in one line, and asyncio must not add 'Future exception was never
-    retrieved' for the transport's error (every Playwright call already raises it)."""
+    retrieved' for the transport's error (every Playwright call already raises it). The
+    browser's profile folder, which the dead driver can no longer remove, is removed."""
     done = subprocess.run(
         [sys.executable, "-c", _KILL_THE_DRIVER],
         capture_output=True,
@@ -198,5 +200,9 @@ def test_a_driver_killed_under_the_harness_leaves_no_asyncio_report(browser):
         timeout=120,
         cwd=Path(__file__).resolve().parents[2],
     )
-    assert done.returncode == 0 and done.stdout.strip() == "closed", done.stderr
+    printed = done.stdout.split()
+    assert done.returncode == 0 and printed[1:] == ["closed"], done.stderr
+    profile = printed[0]
+    assert Path(profile).name.startswith(PLAYWRIGHT_PROFILE_PREFIX)
+    assert not Path(profile).exists(), "the killed driver's browser left its profile folder"
     assert "never retrieved" not in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -73,6 +73,8 @@ LAUNCH_TIMEOUT_MS = 60_000
 # A graceful close (browser, then Playwright's driver) gets this long before the browser
 # process is killed; a hung renderer must not hang the harness.
 CLOSE_TIMEOUT_S = 10.0
+# How Playwright names the profile folder it makes for each launch (never a user's own).
+PLAYWRIGHT_PROFILE_PREFIX = "playwright_chromiumdev_profile-"
 # What Playwright's transport sets on its error future when the driver process goes away.
 DRIVER_GONE = "Connection closed while reading from the driver"
 INSTALL_HINT = (
@@ -140,6 +142,7 @@ class BrowserHost:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._browser_pid: int | None = None  # to kill it when a graceful close hangs
+        self._profile: Path | None = None  # the profile folder Playwright made for it
         self._launching: asyncio.Lock | None = None  # made on the host's loop, on first use
         self._lock = threading.Lock()
         # The contexts' egress proxies (egress.py) run on this host's loop: closed with it,
@@ -205,6 +208,7 @@ class BrowserHost:
         except Exception as exc:  # Playwright raises its generic Error on launch failures
             raise BrowserError(f"could not launch Chromium at {executable}: {exc}") from exc
         self._browser_pid = await _browser_pid(self._browser)
+        self._profile = _profile_folder(self._browser_pid)
         return self._browser
 
     def is_current(self, browser: Browser) -> bool:
@@ -256,6 +260,7 @@ class BrowserHost:
                 asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout)
             except Exception:
                 pass
+        self._remove_left_profile()
         self._browser_pid = None
         self._launching = None  # bound to the loop that is ending
         loop.call_soon_threadsafe(loop.stop)
@@ -264,6 +269,30 @@ class BrowserHost:
         if thread is None or not thread.is_alive():
             loop.close()
         _LIVE_HOSTS.discard(self)
+
+    def _remove_left_profile(self) -> None:
+        """Playwright's driver removes a browser's profile folder once the browser has
+        closed; a driver killed first (SIGKILL, a crash) leaves it behind (~220 KB a
+        launch). Still there after the close: the browser is killed, the folder removed."""
+        profile, self._profile = self._profile, None
+        if profile is not None and profile.exists():
+            self.kill()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+def _profile_folder(pid: int | None) -> Path | None:
+    """The profile folder Playwright made in the temporary folder for browser ``pid``
+    (from its command line, on Linux); None when there is none to read."""
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if pid else []
+    except OSError:
+        return None
+    for arg in args:
+        if arg.startswith(b"--user-data-dir="):
+            folder = Path(os.fsdecode(arg.partition(b"=")[2]))
+            if folder.name.startswith(PLAYWRIGHT_PROFILE_PREFIX):
+                return folder
+    return None
 
 
 def _report_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
