@@ -282,9 +282,12 @@ class BrowserHost:
 
 def _profile_folder(pid: int | None) -> Path | None:
     """The profile folder Playwright made in the temporary folder for browser ``pid``
-    (from its command line, on Linux); None when there is none to read."""
+    (from its command line, on Linux); None when there is none to read. Read here, not
+    with ``testing.processes.cmdline``: the browser layer does not depend on test tools."""
+    if pid is None:
+        return None
     try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if pid else []
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return None
     for arg in args:
