@@ -3,5 +3,6 @@
 # built-in scenarios and write the report. Extra arguments go to `webharness evaluate`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/compiled_caches.sh
 scripts/setup.sh
 exec .venv/bin/webharness evaluate "$@"

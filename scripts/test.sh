@@ -12,15 +12,7 @@
 # scripts/test.sh -m "not slow" -x
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The suite starts dozens of Python processes (xdist workers, CLI runs, runner and Ray
-# workers) and Playwright drivers. Where the environment sets PYTHONDONTWRITEBYTECODE (as
-# this CI's does), each Python one compiled the package again (`import webharness` and the
-# CLI: 1.0 s of CPU, 0.6 s from compiled code) and each worker had pytest rewrite every
-# test module (collection: 6.6 s, 3.6 s); a driver compiled its JavaScript (~0.05 s more).
-# Compiled code is kept in .venv instead, outside the checkout.
-unset PYTHONDONTWRITEBYTECODE
-export PYTHONPYCACHEPREFIX="$PWD/.venv/cache/python"
-export NODE_COMPILE_CACHE="$PWD/.venv/cache/node"
+source scripts/compiled_caches.sh
 scripts/setup.sh
 scripts/lint.sh
 workers=$(($(nproc) + 1))
