@@ -13,7 +13,6 @@ import atexit
 import concurrent.futures
 import os
 import shutil
-import signal
 import threading
 import weakref
 from collections.abc import Coroutine, Iterator
@@ -24,6 +23,7 @@ from typing import Any, TypeVar
 from playwright.async_api import Browser, Playwright, async_playwright
 
 from webharness.browser.egress import EgressProxy
+from webharness.browser.process_tree import cmdline, kill_group, wait_for_exit
 from webharness.browser.spare_pages import SparePages
 from webharness.errors import BrowserError, BrowserNotFoundError
 
@@ -73,6 +73,8 @@ LAUNCH_TIMEOUT_MS = 60_000
 # A graceful close (browser, then Playwright's driver) gets this long before the browser
 # process is killed; a hung renderer must not hang the harness.
 CLOSE_TIMEOUT_S = 10.0
+# How long a killed browser's processes get to exit before its profile folder is removed.
+PROFILE_RELEASE_S = 5.0
 # How Playwright names the profile folder it makes for each launch (never a user's own).
 PLAYWRIGHT_PROFILE_PREFIX = "playwright_chromiumdev_profile-"
 # What Playwright's transport sets on its error future when the driver process goes away.
@@ -142,6 +144,9 @@ class BrowserHost:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._browser_pid: int | None = None  # to kill it when a graceful close hangs
+        # Playwright starts the browser as the leader of a process group its renderers, GPU
+        # and service processes join: the group reaches them after the browser has exited.
+        self._browser_group: int | None = None
         self._profile: Path | None = None  # the profile folder Playwright made for it
         self._launching: asyncio.Lock | None = None  # made on the host's loop, on first use
         self._lock = threading.Lock()
@@ -208,6 +213,7 @@ class BrowserHost:
         except Exception as exc:  # Playwright raises its generic Error on launch failures
             raise BrowserError(f"could not launch Chromium at {executable}: {exc}") from exc
         self._browser_pid = await _browser_pid(self._browser)
+        self._browser_group = self._browser_pid
         self._profile = _profile_folder(self._browser_pid)
         return self._browser
 
@@ -229,15 +235,11 @@ class BrowserHost:
             self._playwright = None
 
     def kill(self) -> None:
-        """Kill the browser process at once (a hung or crashed browser); ``close`` still
-        has to run to stop Playwright and the thread. Its child processes exit with it."""
+        """Kill the browser and its processes at once (a hung or crashed browser); ``close``
+        still has to run to stop Playwright and the thread."""
         pid, self._browser_pid = self._browser_pid, None
-        if pid is None:
-            return
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass  # already gone
+        if pid is not None:
+            kill_group(pid)
 
     def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
         """Close the browser, stop Playwright and the thread. Safe to call twice.
@@ -273,24 +275,21 @@ class BrowserHost:
     def _remove_left_profile(self) -> None:
         """Playwright's driver removes a browser's profile folder once the browser has
         closed; a driver killed first (SIGKILL, a crash) leaves it behind (~220 KB a
-        launch). Still there after the close: the browser is killed, the folder removed."""
+        launch). Still there after the close: the browser's processes are killed, and
+        waited for, as its network and storage services write there too (one still
+        shutting down wrote files after the folder was removed), then the folder."""
         profile, self._profile = self._profile, None
         if profile is not None and profile.exists():
-            self.kill()
+            self._browser_pid = None
+            if self._browser_group is not None:
+                wait_for_exit(kill_group(self._browser_group), PROFILE_RELEASE_S)
             shutil.rmtree(profile, ignore_errors=True)
 
 
 def _profile_folder(pid: int | None) -> Path | None:
     """The profile folder Playwright made in the temporary folder for browser ``pid``
-    (from its command line, on Linux); None when there is none to read. Read here, not
-    with ``testing.processes.cmdline``: the browser layer does not depend on test tools."""
-    if pid is None:
-        return None
-    try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return None
-    for arg in args:
+    (from its command line, on Linux); None when there is none to read."""
+    for arg in cmdline(pid).split(b"\0") if pid is not None else []:
         if arg.startswith(b"--user-data-dir="):
             folder = Path(os.fsdecode(arg.partition(b"=")[2]))
             if folder.name.startswith(PLAYWRIGHT_PROFILE_PREFIX):
