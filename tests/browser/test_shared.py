@@ -13,7 +13,8 @@ import gymnasium as gym
 import pytest
 
 import webharness
-from webharness.browser.host import DRIVER_NODE_OPTIONS, PLAYWRIGHT_PROFILE_PREFIX
+from webharness.browser.host import DRIVER_NODE_OPTIONS
+from webharness.browser.profiles import PLAYWRIGHT_PROFILE_PREFIX
 from webharness.browser.runtime import BrowserRuntime
 from webharness.browser.shared import users_of
 from webharness.testing.processes import chromium_pids, cmdline, descendants, wait_for_exit

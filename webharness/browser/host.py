@@ -23,7 +23,8 @@ from typing import Any, TypeVar
 from playwright.async_api import Browser, Playwright, async_playwright
 
 from webharness.browser.egress import EgressProxy
-from webharness.browser.process_tree import cmdline, kill_group, wait_for_exit
+from webharness.browser.process_tree import kill_group, wait_for_exit
+from webharness.browser.profiles import mark_profile, profile_folder, remove_left_profiles
 from webharness.browser.spare_pages import SparePages
 from webharness.errors import BrowserError, BrowserNotFoundError
 
@@ -75,8 +76,6 @@ LAUNCH_TIMEOUT_MS = 60_000
 CLOSE_TIMEOUT_S = 10.0
 # How long a killed browser's processes get to exit before its profile folder is removed.
 PROFILE_RELEASE_S = 5.0
-# How Playwright names the profile folder it makes for each launch (never a user's own).
-PLAYWRIGHT_PROFILE_PREFIX = "playwright_chromiumdev_profile-"
 # What Playwright's transport sets on its error future when the driver process goes away.
 DRIVER_GONE = "Connection closed while reading from the driver"
 INSTALL_HINT = (
@@ -214,7 +213,10 @@ class BrowserHost:
             raise BrowserError(f"could not launch Chromium at {executable}: {exc}") from exc
         self._browser_pid = await _browser_pid(self._browser)
         self._browser_group = self._browser_pid
-        self._profile = _profile_folder(self._browser_pid)
+        self._profile = profile_folder(self._browser_pid)
+        if self._profile is not None and self._browser_pid is not None:
+            mark_profile(self._profile, self._browser_pid)
+            await asyncio.to_thread(remove_left_profiles)  # what killed processes left
         return self._browser
 
     def is_current(self, browser: Browser) -> bool:
@@ -284,17 +286,6 @@ class BrowserHost:
             if self._browser_group is not None:
                 wait_for_exit(kill_group(self._browser_group), PROFILE_RELEASE_S)
             shutil.rmtree(profile, ignore_errors=True)
-
-
-def _profile_folder(pid: int | None) -> Path | None:
-    """The profile folder Playwright made in the temporary folder for browser ``pid``
-    (from its command line, on Linux); None when there is none to read."""
-    for arg in cmdline(pid).split(b"\0") if pid is not None else []:
-        if arg.startswith(b"--user-data-dir="):
-            folder = Path(os.fsdecode(arg.partition(b"=")[2]))
-            if folder.name.startswith(PLAYWRIGHT_PROFILE_PREFIX):
-                return folder
-    return None
 
 
 def _report_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

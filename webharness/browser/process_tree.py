@@ -20,6 +20,7 @@ def _process_table() -> tuple[dict[int, int], dict[int, str], dict[int, int]]:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
+        pid = int(entry.name)
         try:
             stat = (entry / "stat").read_text()
         except OSError:
@@ -28,8 +29,8 @@ def _process_table() -> tuple[dict[int, int], dict[int, str], dict[int, int]]:
         if stat[end + 2] == "Z":
             continue
         fields = stat[end + 2 :].split()
-        names[int(entry.name)] = stat[stat.index("(") + 1 : end]
-        parents[int(entry.name)], groups[int(entry.name)] = int(fields[1]), int(fields[2])
+        names[pid] = stat[stat.index("(") + 1 : end]
+        parents[pid], groups[pid] = int(fields[1]), int(fields[2])
     return parents, names, groups
 
 
@@ -48,6 +49,17 @@ def descendants(root: int | None = None) -> dict[int, str]:
     return {pid: name for pid, name in names.items() if ours(pid)}
 
 
+def group_members(group: int) -> set[int]:
+    """The live processes of process group ``group`` (zombies left out)."""
+    _, _, groups = _process_table()
+    return {pid for pid, of in groups.items() if of == group}
+
+
+def live_groups() -> set[int]:
+    """The process groups that have a live process (zombies left out)."""
+    return set(_process_table()[2].values())
+
+
 def kill_group(leader: int) -> set[int]:
     """SIGKILL the process group ``leader`` leads, or only ``leader`` where it leads none.
 
@@ -56,8 +68,7 @@ def kill_group(leader: int) -> set[int]:
     have exited yet: ``wait_for_exit``)."""
     if leader <= 1:  # 0 would be this process's own group; 1 is init
         raise ValueError(f"not a process to kill with its group: {leader}")
-    _, _, groups = _process_table()
-    members = {pid for pid, group in groups.items() if group == leader}
+    members = group_members(leader)
     try:
         os.killpg(leader, signal.SIGKILL)
         return members
