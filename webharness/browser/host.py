@@ -216,7 +216,8 @@ class BrowserHost:
         self._profile = profile_folder(self._browser_pid)
         if self._profile is not None and self._browser_pid is not None:
             mark_profile(self._profile, self._browser_pid)
-            await asyncio.to_thread(remove_left_profiles)  # what killed processes left
+            # what killed processes left beside it (the driver's temporary folder)
+            await asyncio.to_thread(remove_left_profiles, self._profile.parent)
         return self._browser
 
     def is_current(self, browser: Browser) -> bool:

@@ -15,7 +15,6 @@ import contextlib
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 from webharness.browser.process_tree import cmdline, live_groups
@@ -46,15 +45,14 @@ def mark_profile(folder: Path, browser_pid: int) -> None:
         (folder / OWNER_FILE).write_text(json.dumps(owner))
 
 
-def remove_left_profiles(folder: Path | None = None) -> list[Path]:
-    """Remove the marked profile folders in ``folder`` (the temporary folder) whose browser's
-    process group, in this PID namespace, has no process left. Returns them."""
+def remove_left_profiles(folder: Path) -> list[Path]:
+    """Remove the marked profile folders in ``folder`` (the driver's temporary folder) whose
+    browser's process group, in this PID namespace, has no process left. Returns them."""
     if not _PID_NAMESPACE.exists():
         return []  # no /proc to tell a live browser from a dead one
     namespace = _PID_NAMESPACE.stat().st_ino
     owners: dict[Path, int] = {}
-    base = Path(tempfile.gettempdir()) if folder is None else folder
-    for path in base.glob(PLAYWRIGHT_PROFILE_PREFIX + "*"):
+    for path in folder.glob(PLAYWRIGHT_PROFILE_PREFIX + "*"):
         try:
             owner = json.loads((path / OWNER_FILE).read_text())
             if owner["pid_namespace"] == namespace:
