@@ -211,11 +211,11 @@ class BrowserHost:
             )
         except Exception as exc:  # Playwright raises its generic Error on launch failures
             raise BrowserError(f"could not launch Chromium at {executable}: {exc}") from exc
-        self._browser_pid = await _browser_pid(self._browser)
-        self._browser_group = self._browser_pid
-        self._profile = profile_folder(self._browser_pid)
-        if self._profile is not None and self._browser_pid is not None:
-            mark_profile(self._profile, self._browser_pid)
+        pid = await _browser_pid(self._browser)
+        self._browser_pid = self._browser_group = pid
+        self._profile = None if pid is None else profile_folder(pid)
+        if self._profile is not None and pid is not None:
+            mark_profile(self._profile, pid)
             # what killed processes left beside it (the driver's temporary folder)
             await asyncio.to_thread(remove_left_profiles, self._profile.parent)
         return self._browser

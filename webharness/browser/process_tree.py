@@ -16,7 +16,11 @@ from pathlib import Path
 def _process_table() -> tuple[dict[int, int], dict[int, str], dict[int, int]]:
     """Parent, name and process group of every live process (zombies left out: they hold
     nothing)."""
-    parents, names, groups = {}, {}, {}
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    groups: dict[int, int] = {}
+    if not Path("/proc").is_dir():
+        return parents, names, groups  # not Linux: nothing to read
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue

@@ -26,10 +26,10 @@ OWNER_FILE = ".webharness-owner"
 _PID_NAMESPACE = Path("/proc/self/ns/pid")
 
 
-def profile_folder(pid: int | None) -> Path | None:
+def profile_folder(pid: int) -> Path | None:
     """The profile folder Playwright made for browser ``pid`` (from its command line, on
     Linux); None when there is none to read."""
-    for arg in cmdline(pid).split(b"\0") if pid is not None else []:
+    for arg in cmdline(pid).split(b"\0"):
         if arg.startswith(b"--user-data-dir="):
             folder = Path(os.fsdecode(arg.partition(b"=")[2]))
             if folder.name.startswith(PLAYWRIGHT_PROFILE_PREFIX):
