@@ -45,8 +45,8 @@ def test_a_process_already_gone_counts_as_ended():
 # (its children live on, as a browser's renderers and services outlive it for a moment).
 _LEADER_THAT_LEAVES = """
 import subprocess, sys
-sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
-children = [subprocess.Popen(sleeper) for _ in range(2)]
+until_killed = [sys.executable, "-c", "import signal; signal.pause()"]
+children = [subprocess.Popen(until_killed) for _ in range(2)]
 print(*[c.pid for c in children], flush=True)
 """
 
