@@ -12,8 +12,11 @@ with the world's context id, values returned by CDP itself), not through Playwri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import time
 import weakref
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from playwright.async_api import CDPSession, Page
@@ -27,6 +30,25 @@ HOOKS = "window.__webharness_hooks__"  # js/page_hooks.js, in the page's world
 _ABSENT = "webharness: no agent in this document"
 _CRASHED = "webharness: the page crashed"
 _RAISE = object()
+
+
+async def counter_moved(
+    read: Callable[[], int],
+    before: int,
+    moved: asyncio.Event,
+    deadline: float,
+    stopped: Callable[[], bool],
+) -> bool:
+    """Wait, up to ``deadline`` (``time.monotonic()``), for the counter ``read`` (woken by
+    its event ``moved``) to leave ``before``, or for ``stopped``; whether it left."""
+    while read() == before and not stopped():
+        moved.clear()
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(moved.wait(), remaining)
+    return read() != before
 
 
 class PageScriptError(PlaywrightError):
@@ -45,6 +67,8 @@ class AgentWorld:
         self.crashed = False  # set by crash(): a crashed page never answers a CDP call
         self._waiting: set[asyncio.Task[Any]] = set()  # the tasks awaiting an answer
         self._episode_scripts: list[str] = []  # identifiers of add_script's scripts
+        self.documents = 0  # documents the frame has committed since the world was installed
+        self._new_document = asyncio.Event()
 
     @classmethod
     async def install(cls, page: Page, cdp: CDPSession, agent_source: str) -> AgentWorld:
@@ -135,10 +159,14 @@ class AgentWorld:
     async def criteria(self, expressions: list[str]) -> dict[str, Any]:
         """The task's JS criteria, evaluated in the page's own world:
         ``{"values": {expr: bool | number}, "errors": {expr: message}}``."""
-        answer = await self._evaluate(
-            f"{HOOKS} ? {HOOKS}.criteria({json.dumps(expressions)}) : null", {}
-        )
+        answer = await self.call_hooks("criteria", expressions)
         return answer or {"values": dict.fromkeys(expressions, False), "errors": {}}
+
+    async def call_hooks(self, method: str, *args: Any) -> Any:
+        """``hooks.method(...args)`` in the page's own world (``js/page_hooks.js``; awaited
+        when it returns a promise); None in a document without the hooks."""
+        arguments = json.dumps(list(args))
+        return await self._evaluate(f"{HOOKS} ? {HOOKS}.{method}(...{arguments}) : null", {})
 
     async def _evaluate(self, expression: str, where: dict[str, Any]) -> Any:
         params = {"expression": expression, "returnByValue": True, "awaitPromise": True, **where}
@@ -152,6 +180,7 @@ class AgentWorld:
     def crash(self) -> None:
         """The page crashed: end every call waiting on it, and refuse the next ones."""
         self.crashed = True
+        self._new_document.set()  # wake the waits for a document that will not come
         for task in list(self._waiting):
             task.cancel(_CRASHED)
 
@@ -177,6 +206,15 @@ class AgentWorld:
     def new_document(self) -> None:
         """The main frame committed a new document (PageSession): its world is a new one."""
         self._context_id = None
+        self.documents += 1
+        self._new_document.set()
+
+    async def next_document(self, since: int, deadline: float) -> bool:
+        """Wait, up to ``deadline`` (``time.monotonic()``), for a document after the
+        ``since``-th (``documents``), or for a crash; whether one came."""
+        return await counter_moved(
+            lambda: self.documents, since, self._new_document, deadline, lambda: self.crashed
+        )
 
     async def context_id(self) -> int:
         """The world's execution context in the current document (for CDP calls made in

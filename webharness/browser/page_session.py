@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import io
 import json
 import re
@@ -29,11 +28,12 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
-from webharness.browser.agent_world import AgentWorld
+from webharness.browser.agent_world import AgentWorld, counter_moved
 from webharness.browser.egress import EgressProxy
 from webharness.browser.frame_worlds import FrameWorlds
 from webharness.browser.page_reuse import Leftovers
 from webharness.browser.page_scripts import page_agent_script, page_hooks_script
+from webharness.browser.ready import ReadyCondition, ready_payload, wait_until_ready
 from webharness.browser.script_loads import ScriptLoads
 from webharness.episode.site import SiteRouter
 
@@ -84,6 +84,12 @@ class ObserveRequest:
             "expressions": list(self.expressions),
             "scopes": self.scopes,
         }
+
+
+def _answered(raw: dict[str, Any]) -> bool:
+    """A ``settleAndObserve`` answer that says more than "navigating": a snapshot, or the
+    ready condition not met yet."""
+    return "snap" in raw or bool(raw.get("notReady"))
 
 
 class PageSession:
@@ -170,14 +176,7 @@ class PageSession:
     ) -> bool:
         """Wait, up to ``deadline``, for the counter ``read`` (woken by its event ``moved``)
         to leave ``before``, or for the page to crash; whether it left."""
-        while read() == before and not self.crashed:
-            moved.clear()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(moved.wait(), remaining)
-        return read() != before
+        return await counter_moved(read, before, moved, deadline, lambda: self.crashed)
 
     def _on_crash(self, _page: Page) -> None:
         self.crashed = True
@@ -221,26 +220,35 @@ class PageSession:
         return settled and (again is None or again[0])
 
     async def settle_and_snapshot(
-        self, quiet_ms: float, cap_ms: float, request: ObserveRequest
+        self,
+        quiet_ms: float,
+        cap_ms: float,
+        request: ObserveRequest,
+        ready: ReadyCondition | None = None,
     ) -> tuple[bool, Snapshot, float]:
-        """``settle`` then ``snapshot``, in one round trip when no navigation intervenes.
+        """``settle``, the task's ``ready`` condition, then ``snapshot``: in one round trip
+        when no navigation intervenes and the condition holds once the page has settled.
 
         Returns whether the page settled, the snapshot, and the snapshot's own time (ms).
         """
         deadline = time.monotonic() + cap_ms / 1000
-        settled, raw = await self._settle(quiet_ms, cap_ms, request.payload())
-        if raw is None or "snap" not in raw:  # no new document in time, or a snapshot that threw
-            started = time.perf_counter()
-            return (
-                settled,
-                await self.snapshot(request),
-                (time.perf_counter() - started) * 1000,
-            )
-        allowed = self.frames.allowed_in(raw["snap"], self.router.reaches)
-        again = await self._settle_frames_then_page(allowed, quiet_ms, deadline, request.payload())
-        if again is not None and again[1] is not None and "snap" in again[1]:
-            settled, raw = settled and again[0], again[1]
-        return settled, await self._snapshot_of(raw["snap"], request), raw["snapshotMs"]
+        payload = request.payload() | ({} if ready is None else {"ready": ready_payload(ready)})
+        settled, raw = await self._settle(quiet_ms, cap_ms, payload)
+        if raw is not None and "snap" in raw:
+            allowed = self.frames.allowed_in(raw["snap"], self.router.reaches)
+            again = await self._settle_frames_then_page(allowed, quiet_ms, deadline, payload)
+            if again is not None and again[1] is not None and _answered(again[1]):
+                settled, raw = settled and again[0], again[1]
+        if raw is not None and "snap" in raw:
+            return settled, await self._snapshot_of(raw["snap"], request), raw["snapshotMs"]
+        if raw is not None and ready is not None and raw.get("notReady"):
+            # as when observing apart: the frames settled too, then the wait
+            remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
+            settled = await self.settle(quiet_ms, remaining_ms) and settled
+            await wait_until_ready(self.world, ready)
+        # no new document in time, a snapshot that threw, or a page not ready at once
+        started = time.perf_counter()
+        return settled, await self.snapshot(request), (time.perf_counter() - started) * 1000
 
     async def _settle_frames_then_page(
         self,

@@ -26,6 +26,7 @@ from webharness.browser.page_session import (
     PageSession,
     Snapshot,
 )
+from webharness.browser.ready import wait_until_ready
 from webharness.episode.backend import Backend
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
@@ -203,15 +204,16 @@ class Episode:
         """Let the page settle, then observe; the time since ``started`` up to the
         observation goes in ``timings[waited]``.
 
-        With no screenshot to take and no ready condition to wait for, the settle and the
+        With no screenshot to take, the settle, the ready condition's check and the
         snapshot are one call into the page: a text-mode step is one round trip shorter.
         """
         timings = dict(timings or {})
-        if self.options.screenshots or self.task.spec.ready is not None:
+        if self.options.screenshots:
             await self._settle()
             timings[waited] = _ms(started)
             return await self.observe(timings)
-        args = (self.options.settle_quiet_ms, self.options.settle_cap_ms, self._request())
+        options, ready = self.options, self.task.spec.ready
+        args = (options.settle_quiet_ms, options.settle_cap_ms, self._request(), ready)
         deadline, navigations = self._unsettled_deadline(), self.session.navigations
         try:
             _, snap, snapshot_ms = await self.session.settle_and_snapshot(*args)
@@ -241,17 +243,8 @@ class Episode:
     async def _settle(self) -> None:
         await self.session.settle(self.options.settle_quiet_ms, self.options.settle_cap_ms)
         ready = self.task.spec.ready
-        if ready is None:
-            return
-        try:
-            if ready.selector:
-                await self.session.page.wait_for_selector(
-                    ready.selector, state="visible", timeout=ready.timeout_ms
-                )
-            if ready.js:
-                await self.session.page.wait_for_function(ready.js, timeout=ready.timeout_ms)
-        except PlaywrightError:
-            pass  # not ready within the bound: observe what there is, the agent decides
+        if ready is not None:  # not ready within the bound: observe it, the agent decides
+            await wait_until_ready(self.session.world, ready)
 
     def _after_message_actions(self, action: Any) -> None:
         if isinstance(action, A.AskUser):

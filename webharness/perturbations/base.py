@@ -19,6 +19,7 @@ from playwright.async_api import Page, Request
 
 from webharness.browser.agent_world import AgentWorld
 from webharness.browser.page_session import NAVIGATING
+from webharness.browser.ready import wait_until_ready
 from webharness.episode.hooks import EpisodeHooks
 from webharness.origins import origin_of
 from webharness.spec.task_spec import TaskSpec
@@ -111,15 +112,7 @@ async def settle(page: Page, ctx: PerturbationContext) -> bool:
         return False
     ready = ctx.spec.ready
     if ready is not None:
-        try:
-            if ready.selector:
-                await page.wait_for_selector(
-                    ready.selector, state="visible", timeout=ready.timeout_ms
-                )
-            if ready.js:
-                await page.wait_for_function(ready.js, timeout=ready.timeout_ms)
-        except PlaywrightError:
-            pass
+        await wait_until_ready(AgentWorld.of(page), ready)
     return True
 
 

@@ -57,8 +57,10 @@ class ReadySpec(BaseModel):
 
     model_config = SPEC_CONFIG
 
-    selector: str | None = None  # a CSS selector that must be visible
-    js: str | None = None  # a JS expression that must be truthy
+    # A CSS selector whose first match (in the document, else in an open shadow root)
+    # must be visible; a JS expression, in the page's world, that must be truthy.
+    selector: str | None = None
+    js: str | None = None
     timeout_ms: int = Field(default=5000, ge=0, le=60_000)
 
 

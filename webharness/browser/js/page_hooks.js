@@ -242,6 +242,7 @@
   // A value is a number (a count) or true/false; one that throws is false, and what it
   // threw is kept so the harness reports it rather than a silent false.
   const evaluate = (0, eval);
+  const thrown = (err) => Text(err && err.name ? err.name + ": " + err.message : err);
   const criteria = (expressions) => {
     const values = {}, errors = {};
     for (let i = 0; i < expressions.length; i++) {
@@ -251,10 +252,34 @@
         values[expression] = typeof value === "number" ? value : !!value;
       } catch (err) {
         values[expression] = false;
-        errors[expression] = Text(err && err.name ? err.name + ": " + err.message : err);
+        errors[expression] = thrown(err);
       }
     }
     return { values, errors };
   };
-  define(window, KEY, { value: Object.freeze({ criteria }), enumerable: false });
+
+  // --- the task's ready condition, a JS expression (it may read the app's own state) -----
+  // Resolves true once it is truthy, checked at once and then every READY_POLL_MS; false
+  // at ms; what it throws, as text, at once. This world's timers, kept from before the
+  // page ran, are not counted as the page's own work.
+  // The agent asks once, right after its settle, over an event (webharness:ready? ->
+  // webharness:ready {value}): a page ready by then is observed in the same call.
+  const READY_POLL_MS = 16, Pledge = Promise;
+  const readyNow = (expression) => {
+    try { return !!evaluate(expression); } catch (err) { return thrown(err); }
+  };
+  const ready = (expression, ms) => new Pledge((resolve) => {
+    const until = now() + ms;
+    const check = () => {
+      const value = readyNow(expression);
+      if (value !== false || now() >= until) return resolve(value);
+      const left = until - now();
+      apply(setTimer, window, [check, left > READY_POLL_MS ? READY_POLL_MS : left > 1 ? left : 1]);
+    };
+    check();
+  });
+  apply(listen, window, ["webharness:ready?", (event) => {
+    tell("ready", { value: readyNow(Text((event.detail || {}).expression)) });
+  }]);
+  define(window, KEY, { value: Object.freeze({ criteria, ready }), enumerable: false });
 })();

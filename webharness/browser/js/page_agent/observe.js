@@ -4,11 +4,13 @@
 // (js/page_hooks.js), right after this pass.
 const observation = ({ minRef, maxLines, scopes }) => snapshot({ minRef, maxLines, scopes });
 const observe = (o) => toJSON(observation(o));
-// settle, then observe unless a navigation began: one call for both. An observation that
-// throws is left to a separate observe(), which raises the page's error.
+// settle, then observe unless a navigation began or the task's ready condition does not
+// hold yet (the harness waits for it, then observes): one call for both. An observation
+// that throws is left to a separate observe(), which raises the page's error.
 const settleAndObserve = async ({ settle: settleOptions, observe: observeOptions }) => {
   const settled = await settle(settleOptions);
   if (settled.navigating) return toJSON({ settled });
+  if (observeOptions.ready && !readyNow(observeOptions.ready)) return toJSON({ settled, notReady: true });
   const started = performance.now();
   try {
     return toJSON({ settled, snap: observation(observeOptions), snapshotMs: performance.now() - started });
@@ -18,7 +20,7 @@ const settleAndObserve = async ({ settle: settleOptions, observe: observeOptions
 };
 
 Object.defineProperty(window, KEY, {
-  value: Object.freeze({ settle, waitForChange, snapshot, observe, settleAndObserve, locate, selectAll, focus, selectOption, scrollBy, identify,
+  value: Object.freeze({ settle, waitForChange, waitVisible, snapshot, observe, settleAndObserve, locate, selectAll, focus, selectOption, scrollBy, identify,
     revealFrame, frameHit, element: (ref) => { const found = lookup(ref); return found.el || null; },
     markSettled: () => { state.navigating = false; state.dueNavigation = null; },
     refOf: (el) => state.refOf.get(el) || null }), // the ref an element was given (benchmarks)
