@@ -159,14 +159,10 @@ class AgentWorld:
     async def criteria(self, expressions: list[str]) -> dict[str, Any]:
         """The task's JS criteria, evaluated in the page's own world:
         ``{"values": {expr: bool | number}, "errors": {expr: message}}``."""
-        answer = await self.call_hooks("criteria", expressions)
+        answer = await self._evaluate(
+            f"{HOOKS} ? {HOOKS}.criteria({json.dumps(expressions)}) : null", {}
+        )
         return answer or {"values": dict.fromkeys(expressions, False), "errors": {}}
-
-    async def call_hooks(self, method: str, *args: Any) -> Any:
-        """``hooks.method(...args)`` in the page's own world (``js/page_hooks.js``; awaited
-        when it returns a promise); None in a document without the hooks."""
-        arguments = json.dumps(list(args))
-        return await self._evaluate(f"{HOOKS} ? {HOOKS}.{method}(...{arguments}) : null", {})
 
     async def _evaluate(self, expression: str, where: dict[str, Any]) -> Any:
         params = {"expression": expression, "returnByValue": True, "awaitPromise": True, **where}

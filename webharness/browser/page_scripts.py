@@ -23,7 +23,7 @@ PAGE_AGENT_PARTS = (
     "refs",  # refs handed out and looked up
     "snapshot",  # the one-pass snapshot
     "act",  # locating, focusing, selecting and scrolling for actions
-    "ready",  # the task's ready condition: a selector that must be visible
+    "ready",  # the task's ready condition: a visible selector, a truthy expression
     "observe",  # the observation as one JSON string; the agent object exported
 )
 

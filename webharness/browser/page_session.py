@@ -111,8 +111,6 @@ class PageSession:
         self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
         self._loaded = asyncio.Event()
         self.crashed = False  # the renderer died: nothing more can be observed
-        self.navigations = 0  # documents committed in the main frame (a page may navigate itself)
-        self._navigated = asyncio.Event()
         self._scripts = ScriptLoads(page)  # lazily loaded code, for the settle
         self.episodes = 0  # episodes started on this page (it is reused: ``recycle``)
         self.traced = False  # Playwright's tracing ran on the context: it is not reused
@@ -158,18 +156,20 @@ class PageSession:
         if frame is not self.page.main_frame:
             self.frames.navigated()
         else:
-            self.navigations += 1
             self.world.new_document()
             self.frames.forget()
             self._scripts.forget()
-            self._navigated.set()
 
     async def navigated_since(self, count: int, timeout_s: float) -> bool:
         """Whether the main frame committed a new document since ``navigations`` was
         ``count``, waiting up to ``timeout_s`` for its event (which may come just after the
         error of a call that the navigation cut short)."""
-        deadline = time.monotonic() + timeout_s
-        return await self._count_moved(lambda: self.navigations, count, self._navigated, deadline)
+        return await self.world.next_document(count, time.monotonic() + timeout_s)
+
+    @property
+    def navigations(self) -> int:
+        """Documents committed in the main frame (a page may navigate itself)."""
+        return self.world.documents
 
     async def _count_moved(
         self, read: Callable[[], int], before: int, moved: asyncio.Event, deadline: float
@@ -182,8 +182,8 @@ class PageSession:
         self.crashed = True
         self.world.crash()
         self.frames.crash()
-        self._loaded.set()  # wake the waits for a document that will not come
-        self._navigated.set()
+        self._loaded.set()  # wake the waits for a document that will not come (world.crash
+        # wakes those for a committed one)
 
     # --- containment: what the page tried that the harness refused ------------------------
     async def _on_new_page(self, page: Page) -> None:

@@ -1,25 +1,22 @@
 """Waiting for a task's ready condition: a CSS selector that must match a visible element,
 a JS expression that must be truthy.
 
-The checks run in the page, in the page agent's world (the selector: ``js/page_agent/
-ready.js``) and in the page's own (the expression, which may read the app's state:
-``js/page_hooks.js``). Playwright's ``wait_for_selector`` and ``wait_for_function`` did
-this before, at the cost of Playwright's injected script evaluated in every new document
-and several round trips a wait: a fifth of the machine's CPU on the built-in tasks that
-have a ready condition (docs/architecture.md).
+The page agent checks it (``js/page_agent/ready.js``), asking the page's own world for the
+expression, which may read the app's state (``js/page_hooks.js``). Playwright's
+``wait_for_selector`` and ``wait_for_function`` did this before, at the cost of
+Playwright's injected script evaluated in every new document and several round trips a
+wait: a fifth of the machine's CPU on the built-in tasks that have a ready condition
+(docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from playwright.async_api import Error as PlaywrightError
 
 from webharness.browser.agent_world import AgentWorld
-
-Check = Callable[[float], Awaitable[Any]]  # ms left -> True, False, an error's text or None
 
 
 class ReadyCondition(Protocol):
@@ -43,36 +40,24 @@ def ready_payload(condition: ReadyCondition) -> dict[str, Any]:
 
 
 async def wait_until_ready(world: AgentWorld, condition: ReadyCondition) -> bool:
-    """Wait, up to the condition's ``timeout_ms`` in all, until both parts hold; whether
-    they did.
+    """Wait, up to the condition's ``timeout_ms``, until both parts hold; whether they did.
 
     A part that cannot hold (a selector that is not CSS, an expression that throws) ends
     the wait at once. A document replaced during the wait is checked in turn, as
     Playwright's waits did.
     """
     deadline = time.monotonic() + condition.timeout_ms / 1000
-    selector, js = condition.selector, condition.js
-    checks: list[Check] = []
-    if selector:
-        checks.append(lambda ms: world.call("waitVisible", selector, ms, absent=None))
-    if js:
-        checks.append(lambda ms: world.call_hooks("ready", js, ms))
-    for check in checks:
-        if not await _holds(world, check, deadline):
-            return False
-    return True
-
-
-async def _holds(world: AgentWorld, check: Check, deadline: float) -> bool:
     while True:
         documents = world.documents
         remaining_ms = max(0.0, deadline - time.monotonic()) * 1000
         try:
-            answer = await check(remaining_ms)
+            answer = await world.call(
+                "waitReady", ready_payload(condition), remaining_ms, absent=None
+            )
         except PlaywrightError:
             answer = None  # the document went away during the call
         if answer is not None:
             return answer is True
-        # No agent or hooks in this document (it is being replaced), or it has gone.
+        # No agent in this document (it is being replaced), or it has gone.
         if not await world.next_document(documents, deadline):
             return False

@@ -259,27 +259,12 @@
   };
 
   // --- the task's ready condition, a JS expression (it may read the app's own state) -----
-  // Resolves true once it is truthy, checked at once and then every READY_POLL_MS; false
-  // at ms; what it throws, as text, at once. This world's timers, kept from before the
-  // page ran, are not counted as the page's own work.
-  // The agent asks once, right after its settle, over an event (webharness:ready? ->
-  // webharness:ready {value}): a page ready by then is observed in the same call.
-  const READY_POLL_MS = 16, Pledge = Promise;
-  const readyNow = (expression) => {
-    try { return !!evaluate(expression); } catch (err) { return thrown(err); }
-  };
-  const ready = (expression, ms) => new Pledge((resolve) => {
-    const until = now() + ms;
-    const check = () => {
-      const value = readyNow(expression);
-      if (value !== false || now() >= until) return resolve(value);
-      const left = until - now();
-      apply(setTimer, window, [check, left > READY_POLL_MS ? READY_POLL_MS : left > 1 ? left : 1]);
-    };
-    check();
-  });
+  // The agent asks over an event (webharness:ready? {expression} -> webharness:ready
+  // {value}) and is answered at once: true, false, or what the expression threw, as text.
   apply(listen, window, ["webharness:ready?", (event) => {
-    tell("ready", { value: readyNow(Text((event.detail || {}).expression)) });
+    let value;
+    try { value = !!evaluate(Text((event.detail || {}).expression)); } catch (err) { value = thrown(err); }
+    tell("ready", { value });
   }]);
-  define(window, KEY, { value: Object.freeze({ criteria, ready }), enumerable: false });
+  define(window, KEY, { value: Object.freeze({ criteria }), enumerable: false });
 })();

@@ -20,7 +20,7 @@ const settleAndObserve = async ({ settle: settleOptions, observe: observeOptions
 };
 
 Object.defineProperty(window, KEY, {
-  value: Object.freeze({ settle, waitForChange, waitVisible, snapshot, observe, settleAndObserve, locate, selectAll, focus, selectOption, scrollBy, identify,
+  value: Object.freeze({ settle, waitForChange, waitReady, snapshot, observe, settleAndObserve, locate, selectAll, focus, selectOption, scrollBy, identify,
     revealFrame, frameHit, element: (ref) => { const found = lookup(ref); return found.el || null; },
     markSettled: () => { state.navigating = false; state.dueNavigation = null; },
     refOf: (el) => state.refOf.get(el) || null }), // the ref an element was given (benchmarks)

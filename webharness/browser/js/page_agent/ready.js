@@ -1,10 +1,11 @@
-// --- the task's ready condition: a CSS selector that must match a visible element ---------
-// What Playwright's wait_for_selector(state="visible") checked, without its script in every
-// document: the first match (in the document, else in an open shadow root) that
-// checkVisibility() passes (display, visibility, content-visibility) and that has a box.
-// Checked at once, on each DOM change, and every READY_POLL_MS (a style sheet or an
-// animation can show it with no mutation). In a document that goes away the call fails,
-// and the harness checks the next one.
+// --- the task's ready condition: a selector that must match a visible element, an
+// expression (evaluated in the page's world) that must be truthy ----------------------------
+// The selector as Playwright's wait_for_selector(state="visible") checked it, without its
+// script in every document: the first match (in the document, else in an open shadow
+// root) that checkVisibility() passes (display, visibility, content-visibility) and that
+// has a box. Checked at once, on each DOM change, and every READY_POLL_MS (a style sheet,
+// an animation or the app's own state can change with no mutation). In a document that
+// goes away the call fails, and the harness checks the next one.
 const READY_POLL_MS = 16;
 const firstMatch = (root, selector) => {
   const found = root.querySelector(selector);
@@ -26,13 +27,29 @@ const visibleNow = (selector) => {
   try { el = firstMatch(document, selector); } catch (err) { return String(err && err.message || err); }
   return Boolean(el && shownOnPage(el));
 };
-// Resolves as visibleNow once it is not false, or false at ms.
-const waitVisible = (selector, ms) => new Promise((resolve) => {
+// The expression's value in the page's world (js/page_hooks.js answers the event at once):
+// true, false, or what it threw, as text.
+const expressionNow = (js) => {
+  let answer = null;
+  const hear = (event) => { answer = event.detail; };
+  window.addEventListener("webharness:ready", hear);
+  window.dispatchEvent(new CustomEvent("webharness:ready?", { detail: { expression: js } }));
+  window.removeEventListener("webharness:ready", hear);
+  return answer ? answer.value : false;
+};
+// The whole condition ({selector, js}) now: true, false, or the error's text of a part.
+const readyValue = ({ selector, js }) => {
+  const visible = selector ? visibleNow(selector) : true;
+  return visible === true && js ? expressionNow(js) : visible;
+};
+const readyNow = (condition) => readyValue(condition) === true;
+// Resolves as readyValue once it is not false, or false at ms.
+const waitReady = (condition, ms) => new Promise((resolve) => {
   const until = performance.now() + ms;
   let poll;
   const done = (value) => { changeWaiters.delete(check); timer.clear.call(window, poll); resolve(value); };
   const check = () => {
-    const value = visibleNow(selector);
+    const value = readyValue(condition);
     if (value !== false || performance.now() >= until) return done(value);
     timer.clear.call(window, poll);
     poll = timer.set.call(window, check, Math.min(READY_POLL_MS, Math.max(1, until - performance.now())));
@@ -40,15 +57,3 @@ const waitVisible = (selector, ms) => new Promise((resolve) => {
   changeWaiters.add(check);
   check();
 });
-// Whether the whole condition ({selector, js}) holds now, asked right after a settle; the
-// expression is evaluated by the page's world (js/page_hooks.js), which answers at once.
-const readyNow = ({ selector, js }) => {
-  if (selector && visibleNow(selector) !== true) return false;
-  if (!js) return true;
-  let answer = null;
-  const hear = (event) => { answer = event.detail; };
-  window.addEventListener("webharness:ready", hear);
-  window.dispatchEvent(new CustomEvent("webharness:ready?", { detail: { expression: js } }));
-  window.removeEventListener("webharness:ready", hear);
-  return Boolean(answer) && answer.value === true;
-};
