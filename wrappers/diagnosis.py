@@ -12,7 +12,7 @@ from gymnasium.utils import RecordConstructorArgs
 from webharness.diagnosis.alignment import Alignment, align
 from webharness.diagnosis.failures import annotate
 from webharness.diagnosis.progress import ProgressTracker
-from webharness.golden.play import golden_traces
+from webharness.golden.cached import DEFAULT_CACHE, CacheChoice, CachedGoldens
 from webharness.trace.models import EpisodeTrace
 from webharness.trace.recorder import EpisodeRecorder, episode_end, step_record
 
@@ -45,15 +45,27 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
     """Align each episode with the task's golden traces; ``info["alignment"]`` at the end.
 
     The golden traces are recorded by playing the oracle on a clean copy of the task with
-    the same seed (once per seed). With ``progress_reward=True`` the reward of each step
-    gains the increase in golden progress (a shaped reward for RL; off by default), and
-    ``info["progress"]`` carries the progress so far.
+    the same seed and viewport, once per seed, and kept in the golden-trace cache the runner
+    uses (``golden_cache``: its folder; by default the runner's, ``$WEBHARNESS_CACHE_DIR``
+    or ``~/.cache/webharness/golden``; None records them each time, in memory). With
+    ``progress_reward=True`` the reward of each step gains the increase in golden progress
+    (a shaped reward for RL; off by default), and ``info["progress"]`` carries the progress
+    so far.
     """
 
-    def __init__(self, env: gym.Env, progress_reward: bool = False) -> None:
-        RecordConstructorArgs.__init__(self, progress_reward=progress_reward)
+    def __init__(
+        self,
+        env: gym.Env,
+        progress_reward: bool = False,
+        golden_cache: CacheChoice = DEFAULT_CACHE,
+    ) -> None:
+        chosen: dict[str, Any] = {"progress_reward": progress_reward}
+        if golden_cache is not DEFAULT_CACHE:  # a re-made env takes the default's folder then
+            chosen["golden_cache"] = golden_cache
+        RecordConstructorArgs.__init__(self, **chosen)
         gym.Wrapper.__init__(self, env)
         self.progress_reward = progress_reward
+        self._cached = CachedGoldens(golden_cache)
         self._golden_env: gym.Env | None = None
         self._goldens: dict[int | None, list[EpisodeTrace]] = {}
         self._tracker: ProgressTracker | None = None
@@ -90,12 +102,20 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
             spec = self.env.unwrapped.task_spec  # type: ignore[attr-defined]
             if not spec.golden_paths:
                 return []
-            if self._golden_env is None:
-                from webharness.envs import WebEvalEnv
-
-                self._golden_env = WebEvalEnv(spec, obs_mode="text")
-            self._goldens[seed] = golden_traces(self._golden_env, seed, screenshots=False)
+            viewport = self.env.unwrapped.viewport  # type: ignore[attr-defined]
+            self._goldens[seed] = self._cached.traces(spec, seed, viewport, self._clean_env)
         return self._goldens[seed]
+
+    def _clean_env(self) -> gym.Env:
+        """The unperturbed copy of the task the golden traces are recorded on."""
+        if self._golden_env is None:
+            from webharness.envs import WebEvalEnv
+
+            unwrapped: Any = self.env.unwrapped
+            self._golden_env = WebEvalEnv(
+                unwrapped.task_spec, obs_mode="text", viewport=unwrapped.viewport
+            )
+        return self._golden_env
 
     def close(self) -> None:
         if self._golden_env is not None:

@@ -12,6 +12,7 @@ import pytest
 
 import webharness.runner.worker as worker_module
 from tests.runner.conftest import run
+from tests.support.calls import counted_calls
 from tests.support.mounts import mounted
 from webharness.golden.cache import GoldenCache
 from webharness.runner import RunFolder
@@ -23,15 +24,7 @@ SCORED = ("passed", "failure_code", "fidelity", "progress_rate", "first_divergen
 @pytest.fixture
 def recordings(monkeypatch) -> list[int]:
     """How many times golden traces were recorded (one count per task and seed)."""
-    counted: list[int] = []
-    record = worker_module.golden_traces
-
-    def counting(*args, **kwargs):
-        counted.append(1)
-        return record(*args, **kwargs)
-
-    monkeypatch.setattr(worker_module, "golden_traces", counting)
-    return counted
+    return counted_calls(monkeypatch, worker_module, "golden_traces")
 
 
 def outcomes(run_dir: Path) -> list[tuple]:

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+from contextlib import closing
+
 import gymnasium as gym
 import pytest
 
+import webharness.golden.cached as cached_module
+from tests.support.calls import counted_calls
 from tests.support.episodes import oracle_policy, play
+from tests.support.mounts import mounted
 from webharness.diagnosis.failures import FailureCode
+from webharness.golden.cache import CACHE_DIR_ENV, GoldenCache
+from webharness.testing import Bench
 from webharness.trace.io import load_trace
 from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment, RecordTrace
 
@@ -67,3 +75,49 @@ def test_record_trace_writes_a_loadable_trace_with_screenshots(diagnosed, tmp_pa
     assert [s.state.fingerprint() for s in trace.steps] == [
         i["semantic_state"].fingerprint() for i in run.infos
     ]
+
+
+@pytest.fixture
+def recordings(monkeypatch) -> list[int]:
+    """How many times golden traces were recorded (one count per task and seed)."""
+    return counted_calls(monkeypatch, cached_module, "golden_traces")
+
+
+def _aligned(seed: int, **options) -> dict:
+    env = GoldenTraceAlignment(gym.make("WebEval/form-v0", obs_mode="text"), **options)
+    try:
+        return play(env, oracle_policy(env), seed=seed).last["alignment"]
+    finally:
+        env.close()
+
+
+def test_golden_traces_are_recorded_once_into_the_cache_and_shared(browser, tmp_path, recordings):
+    cache = tmp_path / "cache"
+    first, second = _aligned(7, golden_cache=cache), _aligned(7, golden_cache=cache)
+    assert len(recordings) == 1 and len(GoldenCache(cache).entries()) == 1
+    assert first == second and first.fidelity == pytest.approx(1.0)
+    with closing(Bench(7, golden_cache=cache)) as bench:  # the test bench reads them too
+        assert [g.golden_path for g in bench.goldens("form")] == ["save-button", "enter-key"]
+    assert len(recordings) == 1
+    assert _aligned(8, golden_cache=cache).fidelity == pytest.approx(1.0)  # another seed
+    assert len(recordings) == 2 and len(GoldenCache(cache).entries()) == 2
+
+
+def test_the_default_cache_is_the_runner_s_and_none_records_in_memory(
+    browser, tmp_path, monkeypatch, recordings
+):
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "default"))
+    _aligned(7)
+    assert len(GoldenCache(tmp_path / "default").entries()) == 1
+    assert _aligned(7, golden_cache=None).fidelity == pytest.approx(1.0)
+    assert len(recordings) == 2 and len(GoldenCache(tmp_path / "default").entries()) == 1
+
+
+def test_a_cache_that_cannot_be_written_is_named_and_the_traces_are_recorded_anyway(
+    browser, tmp_path, caplog, recordings
+):
+    with mounted(tmp_path / "cache", "ro") as cache:
+        with caplog.at_level(logging.WARNING, logger="webharness.golden.cached"):
+            alignment = _aligned(7, golden_cache=cache)
+    assert f"golden-trace cache {cache} cannot be used" in caplog.text
+    assert alignment.fidelity == pytest.approx(1.0) and len(recordings) == 1

@@ -28,7 +28,7 @@ from webharness.reporting.records import AttemptKey, EvalAttempt, append_attempt
 from webharness.reporting.splits import Split
 from webharness.runner.config import RunConfig, RunError
 from webharness.runner.jobs import EpisodeJob
-from webharness.trace.io import TraceError, load_trace
+from webharness.trace.io import TraceError, load_traces_in
 from webharness.trace.models import EpisodeTrace
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ class RunFolder:
             TraceError: a saved golden trace cannot be read.
         """
         folder = self.golden_dir(env_id, seed)
-        return _load_goldens(folder) if folder.is_dir() else []
+        return load_traces_in(folder) if folder.is_dir() else []
 
     def goldens(
         self, env_id: str, seed: int, record: Callable[[Path], object]
@@ -137,7 +137,7 @@ class RunFolder:
         folder = self.golden_dir(env_id, seed)
         if folder.is_dir():
             try:
-                return _load_goldens(folder)
+                return load_traces_in(folder)
             except TraceError:
                 shutil.rmtree(folder, ignore_errors=True)  # half-made by a killed run: redo
         # Workers may record the same goldens at once: each writes its own folder and the
@@ -150,7 +150,7 @@ class RunFolder:
             os.rename(scratch, folder)
         except OSError:
             shutil.rmtree(scratch, ignore_errors=True)
-        return _load_goldens(folder)
+        return load_traces_in(folder)
 
     # --- results ----------------------------------------------------------------------------
     def read_attempts(self) -> list[EvalAttempt]:
@@ -337,10 +337,6 @@ def _merged_prices(before: dict[str, Any], now: PriceTable) -> dict[str, Any]:
     return PriceTable(
         models={**earlier.models, **now.models}, agents={**earlier.agents, **now.agents}
     ).model_dump()
-
-
-def _load_goldens(folder: Path) -> list[EpisodeTrace]:
-    return [load_trace(p) for p in sorted(folder.iterdir()) if p.is_dir()]
 
 
 def _safe(name: str) -> str:

@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import gymnasium as gym
 
@@ -20,7 +21,8 @@ import webharness
 from webharness.diagnosis.alignment import Alignment
 from webharness.diagnosis.failures import FailureAnnotation, FailureCode, RootCauseStage
 from webharness.diagnosis.scoring import score_trace
-from webharness.golden.play import golden_traces, play_episode
+from webharness.golden.cached import DEFAULT_CACHE, CacheChoice, CachedGoldens
+from webharness.golden.play import play_episode
 from webharness.spec.catalogue import task_names
 from webharness.testing.fault_agent import Fault, FaultyAgent
 from webharness.testing.faults import FAULTS, bad_value_fault
@@ -263,12 +265,15 @@ def expected_verdict(case: Case, agent: FaultyAgent) -> Verdict:
 
 
 class Bench:
-    """One env at a time (each holds a browser), and the golden traces per scenario and seed."""
+    """One env at a time (each holds a browser), and the golden traces per scenario and seed
+    (kept in the golden-trace cache ``golden_cache``, as ``GoldenTraceAlignment`` keeps them:
+    by default the runner's; None records them each time)."""
 
-    def __init__(self, seed: int = SEED) -> None:
+    def __init__(self, seed: int = SEED, golden_cache: CacheChoice = DEFAULT_CACHE) -> None:
         self.seed = seed
         self._env: tuple[str, gym.Env] | None = None
         self._goldens: dict[tuple[str, int], list[EpisodeTrace]] = {}
+        self._cached = CachedGoldens(golden_cache)
 
     def env(self, scenario: str) -> gym.Env:
         """The scenario's env (text observations), closing the previous scenario's."""
@@ -281,7 +286,10 @@ class Bench:
         """The oracle's run of every golden path (what the runner scores against)."""
         key = (scenario, self.seed if seed is None else seed)
         if key not in self._goldens:
-            self._goldens[key] = golden_traces(self.env(scenario), key[1], screenshots=False)
+            env: Any = self.env(scenario).unwrapped
+            self._goldens[key] = self._cached.traces(
+                env.task_spec, key[1], env.viewport, lambda: self.env(scenario)
+            )
         return self._goldens[key]
 
     def run(self, case: Case) -> CaseResult:

@@ -50,6 +50,7 @@ __all__ = [
     "keep_frames_of",
     "load_screenshot",
     "load_trace",
+    "load_traces_in",
     "pack_steps",
 ]
 
@@ -204,6 +205,15 @@ class TraceWriter:
         error, self._error = self._error, None
         if error is not None:
             raise error
+
+
+def load_traces_in(folder: Path) -> list[EpisodeTrace]:
+    """The traces in ``folder``'s subfolders, by name (a task's golden traces, one per path).
+
+    Raises:
+        TraceError: a subfolder is not a trace that can be read.
+    """
+    return [load_trace(p) for p in sorted(folder.iterdir()) if p.is_dir()]
 
 
 def load_trace(folder: Path | str) -> EpisodeTrace:
