@@ -59,13 +59,11 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         progress_reward: bool = False,
         golden_cache: CacheChoice = DEFAULT_CACHE,
     ) -> None:
-        chosen: dict[str, Any] = {"progress_reward": progress_reward}
-        if golden_cache is not DEFAULT_CACHE:  # a re-made env takes the default's folder then
-            chosen["golden_cache"] = golden_cache
-        RecordConstructorArgs.__init__(self, **chosen)
+        self._cached = CachedGoldens(golden_cache)
+        folder = str(self._cached.cache.root) if self._cached.cache is not None else None
+        RecordConstructorArgs.__init__(self, progress_reward=progress_reward, golden_cache=folder)
         gym.Wrapper.__init__(self, env)
         self.progress_reward = progress_reward
-        self._cached = CachedGoldens(golden_cache)
         self._golden_env: gym.Env | None = None
         self._goldens: dict[int | None, list[EpisodeTrace]] = {}
         self._tracker: ProgressTracker | None = None
