@@ -12,15 +12,6 @@
 # scripts/test.sh -m "not slow" -x
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Everything below runs as batch work (SCHED_BATCH, which every process started from here
-# inherits): the suite is CPU-bound, and its processes (pytest workers, Playwright's drivers,
-# Chromium's threads) wake each other all the time. A batch task that wakes does not
-# preempt the one running, so the cores switch between tasks less. On 2 cores, three loops
-# of shop-v0 episodes at once took 9% less CPU; the whole suite 534 and 573 s of pytest
-# against 635 s run between them (benchmarks/RESULTS.md). Without chrt, as before.
-if command -v chrt >/dev/null 2>&1; then
-  chrt --batch --pid 0 "$$" || true
-fi
 source scripts/compiled_caches.sh
 scripts/setup.sh
 # The static checks run beside pytest, not before it: mypy keeps one core busy for ~25 s on
