@@ -13,6 +13,7 @@ import pytest
 import webharness.runner.worker as worker_module
 from tests.runner.conftest import run
 from tests.support.calls import counted_calls
+from tests.support.crashes import first_recording_crashes
 from tests.support.mounts import mounted
 from webharness.golden.cache import GoldenCache
 from webharness.runner import RunFolder
@@ -88,6 +89,25 @@ def test_a_damaged_entry_is_recorded_again_never_used(browser, tmp_path, recordi
     assert len(recordings) == 2
     assert outcomes(tmp_path / "second") == outcomes(tmp_path / "first")
     assert golden_states(tmp_path / "second") == golden_states(tmp_path / "first")
+
+
+def test_a_recording_that_failed_in_the_browser_is_not_cached_and_is_recorded_again(
+    plain_run, tmp_path, monkeypatch, caplog, recordings
+):
+    first_recording_crashes(monkeypatch, worker_module)
+    cache = tmp_path / "cache"
+    with caplog.at_level(logging.WARNING, logger="webharness.runner.worker"):
+        run(tmp_path / "first", **GRID, golden_cache=str(cache))
+    assert "the golden recording of WebEval/form-v0 seed 0 failed (save-button: step 1 " in (
+        caplog.text
+    )
+    assert "failed in the browser: Target crashed); it is not cached" in caplog.text
+    assert len(recordings) == 2 and GoldenCache(cache).entries() == []
+    assert outcomes(tmp_path / "first") == outcomes(plain_run)
+    assert golden_states(tmp_path / "first") == golden_states(plain_run)
+    run(tmp_path / "second", **GRID, golden_cache=str(cache))  # the next run caches it
+    assert len(recordings) == 3 and len(GoldenCache(cache).entries()) == 1
+    assert golden_states(tmp_path / "second") == golden_states(plain_run)
 
 
 def golden_states(run_dir: Path) -> list[list[dict]]:

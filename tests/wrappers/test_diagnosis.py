@@ -10,6 +10,7 @@ import pytest
 
 import webharness.golden.cached as cached_module
 from tests.support.calls import counted_calls
+from tests.support.crashes import first_recording_crashes
 from tests.support.episodes import oracle_policy, play
 from tests.support.mounts import mounted
 from webharness.diagnosis.failures import FailureCode
@@ -83,8 +84,8 @@ def recordings(monkeypatch) -> list[int]:
     return counted_calls(monkeypatch, cached_module, "golden_traces")
 
 
-def _aligned(seed: int, **options) -> dict:
-    env = GoldenTraceAlignment(gym.make("WebEval/form-v0", obs_mode="text"), **options)
+def _aligned(seed: int, env_id: str = "WebEval/form-v0", **options) -> dict:
+    env = GoldenTraceAlignment(gym.make(env_id, obs_mode="text"), **options)
     try:
         return play(env, oracle_policy(env), seed=seed).last["alignment"]
     finally:
@@ -121,3 +122,20 @@ def test_a_cache_that_cannot_be_written_is_named_and_the_traces_are_recorded_any
             alignment = _aligned(7, golden_cache=cache)
     assert f"golden-trace cache {cache} cannot be used" in caplog.text
     assert alignment.fidelity == pytest.approx(1.0) and len(recordings) == 1
+
+
+def test_a_recording_that_failed_in_the_browser_is_not_cached_and_is_recorded_again(
+    browser, tmp_path, monkeypatch, caplog, recordings
+):
+    first_recording_crashes(monkeypatch, cached_module)
+    cache = tmp_path / "cache"
+    with caplog.at_level(logging.WARNING, logger="webharness.golden.cached"):
+        alignment = _aligned(2, "WebEval/login-v0", golden_cache=cache)
+    assert "the golden recording of WebEval/login-v0 seed 2 failed (email-password: step 1 " in (
+        caplog.text
+    )
+    assert "failed in the browser: Target crashed); it is not cached" in caplog.text
+    assert alignment.fidelity == pytest.approx(1.0)  # aligned to the second, whole recording
+    assert len(recordings) == 2 and GoldenCache(cache).entries() == []
+    assert _aligned(2, "WebEval/login-v0", golden_cache=cache).fidelity == pytest.approx(1.0)
+    assert len(recordings) == 3 and len(GoldenCache(cache).entries()) == 1

@@ -118,7 +118,7 @@ class GoldenCache:
         os.utime(folder / ENTRY)
         return folder
 
-    def store(self, key: str, record: Callable[[Path], None]) -> Path:
+    def store(self, key: str, record: Callable[[Path], object]) -> Path:
         """Have ``record`` fill a new folder, and put it into the cache as ``key``'s entry.
 
         When another process stored the same key meanwhile, its entry is kept and this

@@ -5,8 +5,10 @@ A task's golden traces for a seed are the same wherever they are recorded, so th
 them from the cache the runner uses (``golden.cache``), recorded into it first when it has
 none. They are recorded in memory instead when the task cannot be cached (an app of the
 user's own, no seed) or the cache cannot be used (read-only, full): a warning names the
-folder once, and the traces are still right. From the cache, the traces are read back from
-its files, as the runner reads its own.
+folder once, and the traces are still right. A recording with a failed step (a crash, a
+timeout on a starved machine) is not kept: a warning names it, and it is recorded again in
+memory. From the cache, the traces are read back from its files, as the runner reads its
+own.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import TypeAlias
 import gymnasium as gym
 
 from webharness.golden.cache import GoldenCache, default_cache_dir, golden_key
-from webharness.golden.play import golden_traces
+from webharness.golden.play import SpoiledRecording, golden_traces, require_sound
 from webharness.spec.task_spec import TaskSpec
 from webharness.trace.io import load_traces_in
 from webharness.trace.models import EpisodeTrace
@@ -66,7 +68,7 @@ class CachedGoldens:
         the unperturbed env (of that viewport) to record them on, asked only when needed."""
 
         def record(into: Path) -> None:
-            golden_traces(clean_env(), seed, into, screenshots=False)
+            require_sound(golden_traces(clean_env(), seed, into, screenshots=False))
 
         key = golden_key(spec, seed, screenshots=False, viewport=viewport)
         if self.cache is not None and key is not None:
@@ -81,6 +83,8 @@ class CachedGoldens:
                     exc,
                 )
                 self.cache = None
+            except SpoiledRecording as spoiled:  # recorded again, and not kept
+                _log.warning("webharness: %s; it is not cached, and was recorded again", spoiled)
         return golden_traces(clean_env(), seed, screenshots=False)
 
 

@@ -11,7 +11,7 @@ from webharness.golden.oracle import OracleAgent, golden_paths
 from webharness.spec.task_spec import TaskSpec
 from webharness.trace.frames import GOLDEN_FRAMES
 from webharness.trace.io import pack_steps
-from webharness.trace.models import EpisodeTrace, TaskInstance
+from webharness.trace.models import EndedBy, EpisodeTrace, TaskInstance
 from webharness.trace.recorder import (
     EpisodeRecorder,
     env_frame,
@@ -95,3 +95,46 @@ def golden_traces(
         if folder:
             pack_steps(folder / path.id)  # read by every later run, never appended to
     return traces
+
+
+class SpoiledRecording(Exception):
+    """A golden recording with a failed step or an unfinished episode: not a golden trace.
+
+    A golden path is actions that work, so each failure is the machine's (a browser that
+    crashed, or a step that timed out on a starved host) or the spec's. Either way it must
+    not be kept for later runs: ``golden.cache`` stores only sound recordings.
+    """
+
+
+def require_sound(traces: list[EpisodeTrace]) -> list[EpisodeTrace]:
+    """``traces``, when each golden recording was played whole to success.
+
+    Raises:
+        SpoiledRecording: a step failed, or an episode did not end in success; it names
+            the path, the step and the error.
+    """
+    faults = [f"{t.golden_path}: {fault}" for t in traces if (fault := recording_fault(t))]
+    if faults:
+        task = traces[0].task
+        raise SpoiledRecording(
+            f"the golden recording of {task.env_id} seed {task.seed} failed ({'; '.join(faults)})"
+        )
+    return traces
+
+
+def recording_fault(trace: EpisodeTrace) -> str | None:
+    """What spoiled a golden recording: its first failed step, else an end that is not a
+    success; None when it was played whole."""
+    for step in trace.steps:
+        if step.action_result is not None and not step.action_result.ok:
+            result = step.action_result
+            return f"step {step.index} {step.action}: {result.message}"
+    end = trace.end
+    if end is None:
+        return "the episode never ended"
+    if end.not_executable or end.ended_by is EndedBy.RUNTIME_ERROR:
+        return f"the harness or browser failed: {end.error}"
+    if not end.success:
+        ended_by = end.ended_by.value if end.ended_by else "?"
+        return f"the episode ended ({ended_by}) without success"
+    return None

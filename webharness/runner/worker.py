@@ -24,7 +24,7 @@ from webharness.browser.shared import keep_browser
 from webharness.diagnosis.scoring import attempt_record, score_trace
 from webharness.errors import AgentUnavailableError, WebHarnessError
 from webharness.golden.cache import GoldenCache, golden_key, link_tree
-from webharness.golden.play import golden_traces, play_episode
+from webharness.golden.play import SpoiledRecording, golden_traces, play_episode, require_sound
 from webharness.reporting.records import EvalAttempt
 from webharness.runner.config import RunError
 from webharness.runner.jobs import EpisodeJob
@@ -169,11 +169,12 @@ class Worker:
 
     def _record_goldens(self, job: EpisodeJob, into: Path) -> None:
         """Put the golden traces into ``into``: linked from the cache's entry (recorded into
-        the cache first when it has none), or recorded there when the cache cannot serve."""
+        the cache first when it has none), or recorded there when the cache cannot serve or
+        the recording failed (it is not cached, and this run records it again)."""
 
-        def record(folder: Path) -> None:  # on the clean env, made only when recording
-            clean = self.env(job.env_id, "both", "")
-            golden_traces(clean, job.seed, folder, screenshots=job.screenshots)
+        def record(folder: Path) -> list[EpisodeTrace]:
+            clean = self.env(job.env_id, "both", "")  # made only when recording
+            return golden_traces(clean, job.seed, folder, screenshots=job.screenshots)
 
         cache = self._cache(job.golden_cache)
         unwrapped: Any = self.env(job.env_id, job.obs_mode, job.perturbations).unwrapped
@@ -182,8 +183,11 @@ class Worker:
         )
         if cache is not None and key is not None:
             try:
-                link_tree(cache.lookup(key) or cache.store(key, record), into)
+                entry = cache.lookup(key) or cache.store(key, lambda f: require_sound(record(f)))
+                link_tree(entry, into)
                 return
+            except SpoiledRecording as spoiled:  # not kept: recorded again, for this run only
+                _log.warning("webharness: %s; it is not cached, and is recorded again", spoiled)
             except OSError as exc:  # read-only, full: go on without the cache
                 shutil.rmtree(into, ignore_errors=True)  # what was linked before it failed
                 into.mkdir(parents=True)
