@@ -98,7 +98,7 @@ def test_a_recording_that_failed_in_the_browser_is_not_cached_and_is_recorded_ag
     cache = tmp_path / "cache"
     with caplog.at_level(logging.WARNING, logger="webharness.runner.worker"):
         run(tmp_path / "first", **GRID, golden_cache=str(cache))
-    assert "the golden recording of WebEval/form-v0 seed 0 failed (save-button: step 1 " in (
+    assert "the golden recording of WebEval/form-v0 seed 0 failed (enter-key: step 1 " in (
         caplog.text
     )
     assert "failed in the browser: Target crashed); it is not cached" in caplog.text

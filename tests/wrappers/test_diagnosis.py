@@ -98,10 +98,13 @@ def test_golden_traces_are_recorded_once_into_the_cache_and_shared(browser, tmp_
     assert len(recordings) == 1 and len(GoldenCache(cache).entries()) == 1
     assert first == second and first.fidelity == pytest.approx(1.0)
     with closing(Bench(7, golden_cache=cache)) as bench:  # the test bench reads them too
-        assert [g.golden_path for g in bench.goldens("form")] == ["save-button", "enter-key"]
+        assert [g.golden_path for g in bench.goldens("form")] == ["enter-key", "save-button"]
     assert len(recordings) == 1
+    with closing(Bench(7, golden_cache=None)) as bench:  # in memory: in the same order
+        assert [g.golden_path for g in bench.goldens("form")] == ["enter-key", "save-button"]
+    assert len(recordings) == 2
     assert _aligned(8, golden_cache=cache).fidelity == pytest.approx(1.0)  # another seed
-    assert len(recordings) == 2 and len(GoldenCache(cache).entries()) == 2
+    assert len(recordings) == 3 and len(GoldenCache(cache).entries()) == 2
 
 
 def test_the_default_cache_is_the_runner_s_and_none_records_in_memory(

@@ -74,7 +74,7 @@ class CachedGoldens:
         if self.cache is not None and key is not None:
             try:
                 entry = self.cache.lookup(key) or self.cache.store(key, record)
-                return _in_spec_order(load_traces_in(entry), spec)
+                return load_traces_in(entry)
             except OSError as exc:  # read-only, full: go on without the cache
                 _log.warning(
                     "webharness: the golden-trace cache %s cannot be used (%s); golden traces "
@@ -86,10 +86,3 @@ class CachedGoldens:
             except SpoiledRecording as spoiled:  # recorded again, and not kept
                 _log.warning("webharness: %s; it is not cached, and was recorded again", spoiled)
         return golden_traces(clean_env(), seed, screenshots=False)
-
-
-def _in_spec_order(traces: list[EpisodeTrace], spec: TaskSpec) -> list[EpisodeTrace]:
-    """The traces in the order the spec lists its golden paths, as they are recorded (a
-    folder lists them by name)."""
-    order = [path.id for path in spec.golden_paths]
-    return sorted(traces, key=lambda trace: order.index(str(trace.golden_path)))

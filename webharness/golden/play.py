@@ -79,11 +79,16 @@ def golden_traces(
     ``env`` should be unperturbed: golden traces describe the task, not the noise. Their
     screenshots are kept as previews (``trace.frames.GOLDEN_FRAMES``): only the report's
     timelines show them. In ``folder``, each trace's steps are packed (``pack_steps``).
+
+    The traces come in the order of their path ids, the order in which a folder of them is
+    read back (``trace.io.load_traces_in``): wherever a task's golden traces come from (a
+    run folder, the cache, memory), ``align`` is given them in one order, and so names the
+    same path on a tie.
     """
     _, info = env.reset(seed=seed)
     spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
     traces = []
-    for path in golden_paths(spec, info["task"]):
+    for path in sorted(golden_paths(spec, info["task"]), key=lambda path: path.id):
         recorder = EpisodeRecorder(
             folder / path.id if folder else None,
             agent="oracle",
