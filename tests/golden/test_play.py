@@ -3,10 +3,17 @@ was cut short by the harness, or ended without success."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from webharness.action_result import ActionErrorKind, ActionResult
-from webharness.golden.play import SpoiledRecording, recording_fault, require_sound
+from webharness.golden.play import (
+    SpoiledRecording,
+    recording_fault,
+    require_sound,
+    warn_if_spoiled,
+)
 from webharness.semantic import SemanticState
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
@@ -67,3 +74,14 @@ def test_a_failed_step_or_an_unsuccessful_end_spoils_the_recording_and_is_named(
         require_sound([recording(ActionResult()), spoiled])
     assert str(raised.value).startswith("the golden recording of WebEval/form-v0 seed 3 failed")
     assert f"save-button: {named}" in str(raised.value)
+
+
+def test_a_recording_used_as_it_is_is_named_in_a_warning_only_when_spoiled(caplog):
+    log = logging.getLogger("webharness.test")
+    whole, spoiled = [recording(ActionResult())], [recording(CRASHED)]
+    with caplog.at_level(logging.WARNING, logger="webharness.test"):
+        assert warn_if_spoiled(whole, log) is whole
+        assert caplog.text == ""
+        assert warn_if_spoiled(spoiled, log) is spoiled
+    assert "WebEval/form-v0 seed 3 failed (save-button: step 1 " in caplog.text
+    assert caplog.text.rstrip().endswith("the episodes are scored against it as it is")

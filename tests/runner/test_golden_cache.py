@@ -13,7 +13,7 @@ import pytest
 import webharness.runner.worker as worker_module
 from tests.runner.conftest import run
 from tests.support.calls import counted_calls
-from tests.support.crashes import first_recording_crashes
+from tests.support.crashes import first_recordings_crash
 from tests.support.mounts import mounted
 from webharness.golden.cache import GoldenCache
 from webharness.runner import RunFolder
@@ -94,7 +94,7 @@ def test_a_damaged_entry_is_recorded_again_never_used(browser, tmp_path, recordi
 def test_a_recording_that_failed_in_the_browser_is_not_cached_and_is_recorded_again(
     plain_run, tmp_path, monkeypatch, caplog, recordings
 ):
-    first_recording_crashes(monkeypatch, worker_module)
+    first_recordings_crash(monkeypatch, worker_module)
     cache = tmp_path / "cache"
     with caplog.at_level(logging.WARNING, logger="webharness.runner.worker"):
         run(tmp_path / "first", **GRID, golden_cache=str(cache))

@@ -12,16 +12,18 @@ from playwright.async_api import Error as PlaywrightError
 import webharness.episode.executor as executor
 
 
-def first_recording_crashes(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> None:
-    """The first action of the first call of ``module.golden_traces`` fails in the browser
-    (a ``BROWSER_ERROR`` step); every other action, before and after, works."""
+def first_recordings_crash(
+    monkeypatch: pytest.MonkeyPatch, module: ModuleType, count: int = 1
+) -> None:
+    """The first action of each of the first ``count`` calls of ``module.golden_traces``
+    fails in the browser (a ``BROWSER_ERROR`` step); every other action works."""
     crashing: list[bool] = []
     for kind, handler in list(executor._HANDLERS.items()):
         monkeypatch.setitem(executor._HANDLERS, kind, _failing_while(crashing, handler))
     record, calls = module.golden_traces, []
 
     def first_crashes(*args: Any, **kwargs: Any) -> Any:
-        crashing.append(not calls)
+        crashing.append(len(calls) < count)
         calls.append(1)
         try:
             return record(*args, **kwargs)

@@ -10,7 +10,7 @@ import pytest
 
 import webharness.golden.cached as cached_module
 from tests.support.calls import counted_calls
-from tests.support.crashes import first_recording_crashes
+from tests.support.crashes import first_recordings_crash
 from tests.support.episodes import oracle_policy, play
 from tests.support.mounts import mounted
 from webharness.diagnosis.failures import FailureCode
@@ -127,18 +127,22 @@ def test_a_cache_that_cannot_be_written_is_named_and_the_traces_are_recorded_any
     assert alignment.fidelity == pytest.approx(1.0) and len(recordings) == 1
 
 
+@pytest.mark.parametrize("crashed", [1, 2])
 def test_a_recording_that_failed_in_the_browser_is_not_cached_and_is_recorded_again(
-    browser, tmp_path, monkeypatch, caplog, recordings
+    browser, tmp_path, monkeypatch, caplog, recordings, crashed
 ):
-    first_recording_crashes(monkeypatch, cached_module)
+    """Recorded again, it is used; failed again too, a second warning says it is used as
+    it is."""
+    first_recordings_crash(monkeypatch, cached_module, crashed)
     cache = tmp_path / "cache"
     with caplog.at_level(logging.WARNING, logger="webharness.golden.cached"):
         alignment = _aligned(2, "WebEval/login-v0", golden_cache=cache)
-    assert "the golden recording of WebEval/login-v0 seed 2 failed (email-password: step 1 " in (
-        caplog.text
-    )
+    failed = "the golden recording of WebEval/login-v0 seed 2 failed (email-password: step 1 "
+    assert caplog.text.count(failed) == crashed
     assert "failed in the browser: Target crashed); it is not cached" in caplog.text
-    assert alignment.fidelity == pytest.approx(1.0)  # aligned to the second, whole recording
+    assert ("the episodes are scored against it as it is" in caplog.text) == (crashed == 2)
+    if crashed == 1:
+        assert alignment.fidelity == pytest.approx(1.0)  # aligned to the whole recording
     assert len(recordings) == 2 and GoldenCache(cache).entries() == []
     assert _aligned(2, "WebEval/login-v0", golden_cache=cache).fidelity == pytest.approx(1.0)
     assert len(recordings) == 3 and len(GoldenCache(cache).entries()) == 1

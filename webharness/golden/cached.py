@@ -22,7 +22,12 @@ from typing import TypeAlias
 import gymnasium as gym
 
 from webharness.golden.cache import GoldenCache, default_cache_dir, golden_key
-from webharness.golden.play import SpoiledRecording, golden_traces, require_sound
+from webharness.golden.play import (
+    SpoiledRecording,
+    golden_traces,
+    require_sound,
+    warn_if_spoiled,
+)
 from webharness.spec.task_spec import TaskSpec
 from webharness.trace.io import load_traces_in
 from webharness.trace.models import EpisodeTrace
@@ -85,4 +90,4 @@ class CachedGoldens:
                 self.cache = None
             except SpoiledRecording as spoiled:  # recorded again, and not kept
                 _log.warning("webharness: %s; it is not cached, and was recorded again", spoiled)
-        return golden_traces(clean_env(), seed, screenshots=False)
+        return warn_if_spoiled(golden_traces(clean_env(), seed, screenshots=False), _log)

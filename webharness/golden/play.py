@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -125,6 +126,17 @@ def require_sound(traces: list[EpisodeTrace]) -> list[EpisodeTrace]:
             f"the golden recording of {task.env_id} seed {task.seed} failed ({'; '.join(faults)})"
         )
     return traces
+
+
+def warn_if_spoiled(traces: list[EpisodeTrace], log: logging.Logger) -> list[EpisodeTrace]:
+    """``traces``, used as they are: a recording that is not cached (made again after a
+    spoiled one, or where there is no cache). A warning names what spoiled them, if
+    anything did: the episodes are scored against a golden trace that is not one."""
+    try:
+        return require_sound(traces)
+    except SpoiledRecording as spoiled:
+        log.warning("webharness: %s; the episodes are scored against it as it is", spoiled)
+        return traces
 
 
 def recording_fault(trace: EpisodeTrace) -> str | None:

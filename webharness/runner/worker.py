@@ -24,7 +24,13 @@ from webharness.browser.shared import keep_browser
 from webharness.diagnosis.scoring import attempt_record, score_trace
 from webharness.errors import AgentUnavailableError, WebHarnessError
 from webharness.golden.cache import GoldenCache, golden_key, link_tree
-from webharness.golden.play import SpoiledRecording, golden_traces, play_episode, require_sound
+from webharness.golden.play import (
+    SpoiledRecording,
+    golden_traces,
+    play_episode,
+    require_sound,
+    warn_if_spoiled,
+)
 from webharness.reporting.records import EvalAttempt
 from webharness.runner.config import RunError
 from webharness.runner.jobs import EpisodeJob
@@ -199,7 +205,7 @@ class Worker:
                     cache.root,
                     exc,
                 )
-        record(into)
+        warn_if_spoiled(record(into), _log)
 
     def _cache(self, folder: str | None) -> GoldenCache | None:
         """The golden-trace cache in ``folder``; None when off, or when it failed here."""
