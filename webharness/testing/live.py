@@ -2,7 +2,8 @@
 users put on an env, then re-score its saved trace as ``webharness score`` does.
 
 ``LiveStack`` holds one wrapper stack (``RecordTrace`` → ``GoldenTraceAlignment`` →
-``FailureAnnotation``) at a time, each recording its own golden traces; ``live_agrees``
+``FailureAnnotation``) at a time, whose golden traces come from the golden-trace cache, as
+the bench's do (``golden.cached``); ``live_agrees``
 says whether the live ``info["failure"]`` and ``info["alignment"]`` equal the offline
 ``score_trace`` of the saved trace against the bench's golden traces.
 """
