@@ -89,5 +89,5 @@ class CachedGoldens:
                 )
                 self.cache = None
             except SpoiledRecording as spoiled:  # recorded again, and not kept
-                _log.warning("webharness: %s; it is not cached, and was recorded again", spoiled)
+                _log.warning("webharness: %s; it is not cached, and is recorded again", spoiled)
         return warn_if_spoiled(golden_traces(clean_env(), seed, screenshots=False), _log)
