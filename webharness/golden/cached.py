@@ -22,12 +22,7 @@ from typing import TypeAlias
 import gymnasium as gym
 
 from webharness.golden.cache import GoldenCache, default_cache_dir, golden_key
-from webharness.golden.play import (
-    SpoiledRecording,
-    golden_traces,
-    require_sound,
-    warn_if_spoiled,
-)
+from webharness.golden.play import golden_traces, sound_entry, warn_if_spoiled
 from webharness.spec.task_spec import TaskSpec
 from webharness.trace.io import load_traces_in
 from webharness.trace.models import EpisodeTrace
@@ -72,14 +67,15 @@ class CachedGoldens:
         """The golden traces of ``spec`` for ``seed`` at ``viewport``; ``clean_env`` gives
         the unperturbed env (of that viewport) to record them on, asked only when needed."""
 
-        def record(into: Path) -> None:
-            require_sound(golden_traces(clean_env(), seed, into, screenshots=False))
+        def record(into: Path) -> list[EpisodeTrace]:
+            return golden_traces(clean_env(), seed, into, screenshots=False)
 
         key = golden_key(spec, seed, screenshots=False, viewport=viewport)
         if self.cache is not None and key is not None:
             try:
-                entry = self.cache.lookup(key) or self.cache.store(key, record)
-                return load_traces_in(entry)
+                entry = sound_entry(self.cache, key, record, _log)
+                if entry is not None:
+                    return load_traces_in(entry)
             except OSError as exc:  # read-only, full: go on without the cache
                 _log.warning(
                     "webharness: the golden-trace cache %s cannot be used (%s); golden traces "
@@ -88,6 +84,4 @@ class CachedGoldens:
                     exc,
                 )
                 self.cache = None
-            except SpoiledRecording as spoiled:  # recorded again, and not kept
-                _log.warning("webharness: %s; it is not cached, and is recorded again", spoiled)
         return warn_if_spoiled(golden_traces(clean_env(), seed, screenshots=False), _log)

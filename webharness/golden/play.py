@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 import gymnasium as gym
 
+from webharness.golden.cache import GoldenCache
 from webharness.golden.oracle import OracleAgent, golden_paths
 from webharness.spec.task_spec import TaskSpec
 from webharness.trace.frames import GOLDEN_FRAMES
@@ -126,6 +128,23 @@ def require_sound(traces: list[EpisodeTrace]) -> list[EpisodeTrace]:
             f"the golden recording of {task.env_id} seed {task.seed} failed ({'; '.join(faults)})"
         )
     return traces
+
+
+def sound_entry(
+    cache: GoldenCache, key: str, record: Callable[[Path], list[EpisodeTrace]], log: logging.Logger
+) -> Path | None:
+    """The cache's entry for ``key``, which ``record`` fills first when there is none; None
+    when that recording was spoiled (a warning names it; it is not cached, and the caller
+    records again for itself).
+
+    Raises:
+        OSError: the cache cannot be used (read-only, full).
+    """
+    try:
+        return cache.lookup(key) or cache.store(key, lambda folder: require_sound(record(folder)))
+    except SpoiledRecording as spoiled:
+        log.warning("webharness: %s; it is not cached, and is recorded again", spoiled)
+        return None
 
 
 def warn_if_spoiled(traces: list[EpisodeTrace], log: logging.Logger) -> list[EpisodeTrace]:

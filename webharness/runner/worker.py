@@ -24,13 +24,7 @@ from webharness.browser.shared import keep_browser
 from webharness.diagnosis.scoring import attempt_record, score_trace
 from webharness.errors import AgentUnavailableError, WebHarnessError
 from webharness.golden.cache import GoldenCache, golden_key, link_tree
-from webharness.golden.play import (
-    SpoiledRecording,
-    golden_traces,
-    play_episode,
-    require_sound,
-    warn_if_spoiled,
-)
+from webharness.golden.play import golden_traces, play_episode, sound_entry, warn_if_spoiled
 from webharness.reporting.records import EvalAttempt
 from webharness.runner.config import RunError
 from webharness.runner.jobs import EpisodeJob
@@ -189,11 +183,10 @@ class Worker:
         )
         if cache is not None and key is not None:
             try:
-                entry = cache.lookup(key) or cache.store(key, lambda f: require_sound(record(f)))
-                link_tree(entry, into)
-                return
-            except SpoiledRecording as spoiled:  # not kept: recorded again, for this run only
-                _log.warning("webharness: %s; it is not cached, and is recorded again", spoiled)
+                entry = sound_entry(cache, key, record, _log)
+                if entry is not None:
+                    link_tree(entry, into)
+                    return
             except OSError as exc:  # read-only, full: go on without the cache
                 shutil.rmtree(into, ignore_errors=True)  # what was linked before it failed
                 into.mkdir(parents=True)
