@@ -5,7 +5,6 @@ task folders of installed task packs (entry-point group ``webharness.tasks``);
 ``register_tasks(folder, namespace)`` registers a folder of your own.
 """
 
-from webharness import _moved
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.actions import Action, ActionKind, ActionParseError, parse_action
 from webharness.browser.host import find_chromium
@@ -36,7 +35,7 @@ from webharness.spec.task_spec import TaskSpec, load_task
 from webharness.trace.io import load_trace
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "Action",
@@ -82,17 +81,6 @@ __all__ = [
     "score_trace",
     "task_names",
 ]
-
-_moved.install()
-
-
-def __getattr__(name: str) -> object:
-    """``webharness.failures`` and the other pre-0.2 module names, with a warning."""
-    old = f"{__name__}.{name}"
-    if old in _moved.MOVED:
-        return _moved.load_moved(old)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 def _register() -> None:
     from webharness.envs.registration import register_all
