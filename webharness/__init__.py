@@ -82,6 +82,7 @@ __all__ = [
     "task_names",
 ]
 
+
 def _register() -> None:
     from webharness.envs.registration import register_all
     from webharness.envs.task_packs import register_task_packs

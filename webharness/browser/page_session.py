@@ -35,7 +35,7 @@ from webharness.browser.page_reuse import Leftovers
 from webharness.browser.page_scripts import page_agent_script, page_hooks_script
 from webharness.browser.ready import ReadyCondition, ready_payload, wait_until_ready
 from webharness.browser.script_loads import ScriptLoads
-from webharness.episode.site import SiteRouter
+from webharness.browser.site import SiteRouter
 
 # Chromium refuses a page's navigations to file://, chrome:// and data: URLs before any
 # request exists (routes never see them); its console message is the only trace left.
