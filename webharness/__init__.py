@@ -5,10 +5,11 @@ task folders of installed task packs (entry-point group ``webharness.tasks``);
 ``register_tasks(folder, namespace)`` registers a folder of your own.
 """
 
+from typing import TYPE_CHECKING
+
+from webharness._lazy import lazy_names
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.actions import Action, ActionKind, ActionParseError, parse_action
-from webharness.browser.host import find_chromium
-from webharness.browser.shared import keep_browser
 from webharness.diagnosis.alignment import Alignment, align
 from webharness.diagnosis.failures import (
     FailureAnnotation,
@@ -18,7 +19,6 @@ from webharness.diagnosis.failures import (
     annotate,
 )
 from webharness.diagnosis.scoring import EpisodeScore, score_trace
-from webharness.envs.registration import register_tasks
 from webharness.errors import (
     BrowserError,
     BrowserNotFoundError,
@@ -34,6 +34,11 @@ from webharness.spec.criteria import CriteriaContext, Criterion
 from webharness.spec.task_spec import TaskSpec, load_task
 from webharness.trace.io import load_trace
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
+
+if TYPE_CHECKING:
+    from webharness.browser.host import find_chromium
+    from webharness.browser.shared import keep_browser
+    from webharness.envs.registration import register_tasks
 
 __version__ = "0.3.0"
 
@@ -81,6 +86,17 @@ __all__ = [
     "score_trace",
     "task_names",
 ]
+
+# Their modules load Playwright (the envs package holds WebEvalEnv): they load on first use,
+# so that ``import webharness.agents.specs`` and the offline layers stay light.
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    {
+        "webharness.browser.host": ["find_chromium"],
+        "webharness.browser.shared": ["keep_browser"],
+        "webharness.envs.registration": ["register_tasks"],
+    },
+)
 
 
 def _register() -> None:
