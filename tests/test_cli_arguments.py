@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from webharness.cli import _run_config, build_parser, main
-from webharness.runner import ConfigError, RunConfig, parse_seeds
-from webharness.runner.config import MAX_SEEDS
+from webharness.errors import ConfigError
+from webharness.runner import RunConfig, parse_seeds
+from webharness.runner.seeds import MAX_SEEDS
 
 ALLOWED_AGENTS = "oracle, heuristic, random, llm, or 'package.module:ClassName'"
 

@@ -12,9 +12,9 @@ import numpy as np
 
 from webharness.cli_cache import add_cache_parser
 from webharness.cli_record import add_record_parser
-from webharness.errors import WebHarnessError
+from webharness.errors import ConfigError, WebHarnessError
 from webharness.runner import RunConfig, RunFolder
-from webharness.runner.config import ConfigError, parse_seeds
+from webharness.runner.seeds import parse_seeds
 from webharness.runner.splits import SPLIT_HELP, parse_split, split_seeds
 from webharness.runner.task_selection import one_task, select_tasks
 from webharness.spec.catalogue import get_task, task_ids

@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import Any
 
-from webharness.runner.config import ConfigError
+from webharness.errors import ConfigError
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)b?\s*$", re.IGNORECASE)
 

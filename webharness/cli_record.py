@@ -8,8 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from webharness.errors import WebHarnessError
-from webharness.runner.config import ConfigError
+from webharness.errors import ConfigError, WebHarnessError
 from webharness.runner.task_selection import one_task
 
 

@@ -69,6 +69,19 @@ class UnknownTaskError(WebHarnessError, KeyError):
         return self.message
 
 
+class RunError(WebHarnessError, RuntimeError):
+    """A run that cannot start or go on (bad patterns, a run folder in use, a full disk...)."""
+
+
+class ConfigError(RunError, ValueError):
+    """A value of a run's configuration that cannot work: names the field, the value and
+    what is allowed (``field``, ``value`` and ``problem`` are kept for the CLI's message)."""
+
+    def __init__(self, field: str, value: object, problem: str) -> None:
+        self.field, self.value, self.problem = field, value, problem
+        super().__init__(f"{field}={value!r}: {problem}")
+
+
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """A ' Did you mean: X?' suffix for error messages, or '' when nothing is close."""
     hint = difflib.get_close_matches(value, list(choices), n=1)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from webharness.runner import EpisodeJob, RunConfig, RunError, expand_jobs, match_tasks
+from webharness.errors import RunError
+from webharness.runner import EpisodeJob, RunConfig, expand_jobs, match_tasks
 
 
 def test_unknown_task_patterns_are_refused_with_a_suggestion():

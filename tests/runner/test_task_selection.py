@@ -12,7 +12,8 @@ import pytest
 import webharness
 from tests.support.registry import NOTES_TASK, registrations_undone
 from webharness.cli import main
-from webharness.runner import ConfigError, RunConfig, RunFolder, expand_jobs, prepare_run
+from webharness.errors import ConfigError
+from webharness.runner import RunConfig, RunFolder, expand_jobs, prepare_run
 from webharness.runner.task_selection import is_folder_entry, one_task, select_tasks
 from webharness.spec.task_folders import TaskFolder
 

@@ -7,11 +7,16 @@ or ``Namespace=path`` (``MyApp=./myapp``: ``MyApp/<id>-v0``).
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
-from webharness.errors import TaskFolderError, TaskSpecError
-from webharness.runner.config import NO_TASKS, ConfigError, match_tasks
+from webharness.errors import ConfigError, TaskFolderError, TaskSpecError, did_you_mean
 from webharness.spec.task_folders import DEFAULT_NAMESPACE, TaskFolder, resolved
+
+NO_TASKS = (
+    "name at least one task: an env id, a name or a pattern (WebEval/form-v0, form, "
+    "WebEval/*), or a task folder (./myapp)"
+)
 
 
 def is_folder_entry(entry: str) -> bool:
@@ -97,3 +102,42 @@ def _folder(entry: str) -> TaskFolder:
     if not sep:
         namespace, path = DEFAULT_NAMESPACE, entry
     return resolved(path.strip(), namespace.strip())
+
+
+def _matches(env_id: str, pattern: str) -> bool:
+    """``pattern`` names ``env_id``. A pack's task (a dot in its name, ``miniwob.x``) is
+    matched only by a pattern with a dot, as a shell's ``*`` skips dotfiles: ``WebEval/*``
+    stays the built-in scenarios, ``WebEval/miniwob.*`` is the MiniWoB++ pack."""
+    if "." in env_id.partition("/")[2] and "." not in pattern.partition("/")[2]:
+        return False
+    return fnmatch.fnmatch(env_id, pattern) or fnmatch.fnmatch(env_id, f"{pattern}-v0")
+
+
+def match_tasks(patterns: list[str]) -> list[str]:
+    """Registered env ids matching the patterns (``WebEval/*``, ``form``, ``WebEval/form-v0``,
+    ``MyApp/*`` for a folder registered under ``MyApp``).
+
+    Raises:
+        ConfigError: a pattern matches no registered id (the message suggests the closest).
+
+    Example:
+        >>> match_tasks(["WebEval/form*"])
+        ['WebEval/form-v0']
+    """
+    import webharness  # noqa: F401  (registers the built-in ids)
+    from webharness.envs import registered_ids
+
+    known = registered_ids()
+    matched: list[str] = []
+    for pattern in patterns:
+        full = pattern if "/" in pattern else f"WebEval/{pattern}"
+        hits = [i for i in known if _matches(i, full)]
+        if not hits:
+            raise ConfigError(
+                "tasks",
+                pattern,
+                f"no task matches {pattern!r}.{did_you_mean(full, known)} "
+                f"Known: {', '.join(known)}",
+            )
+        matched.extend(h for h in hits if h not in matched)
+    return matched
