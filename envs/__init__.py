@@ -7,7 +7,7 @@ needs no browser.
 
 from typing import TYPE_CHECKING
 
-from webharness._lazy import lazy_names
+from webharness import _lazy
 from webharness.envs.registration import env_id, register_all, register_tasks, registered_ids
 
 if TYPE_CHECKING:
@@ -15,4 +15,4 @@ if TYPE_CHECKING:
 
 __all__ = ["WebEvalEnv", "env_id", "register_all", "register_tasks", "registered_ids"]
 
-__getattr__, __dir__ = lazy_names(__name__, {"webharness.envs.web_eval_env": ["WebEvalEnv"]})
+__getattr__, __dir__ = _lazy.lazy_names(__name__, {"webharness.envs.web_eval_env": ["WebEvalEnv"]})

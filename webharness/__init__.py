@@ -7,7 +7,7 @@ task folders of installed task packs (entry-point group ``webharness.tasks``);
 
 from typing import TYPE_CHECKING
 
-from webharness._lazy import lazy_names
+from webharness import _lazy
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.actions import Action, ActionKind, ActionParseError, parse_action
 from webharness.diagnosis.alignment import Alignment, align
@@ -89,7 +89,7 @@ __all__ = [
 
 # Their modules load Playwright (the envs package holds WebEvalEnv): they load on first use,
 # so that ``import webharness.agents.specs`` and the offline layers stay light.
-__getattr__, __dir__ = lazy_names(
+__getattr__, __dir__ = _lazy.lazy_names(
     __name__,
     {
         "webharness.browser.host": ["find_chromium"],
