@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from webharness.cli import _run_config, build_parser, main
+from webharness.cli import build_parser, main
+from webharness.cli.run import run_config
 from webharness.errors import ConfigError
 from webharness.runner import RunConfig, parse_seeds
 from webharness.runner.seeds import MAX_SEEDS
@@ -179,7 +180,7 @@ def test_good_arguments_still_parse():
 
 def test_without_seeds_a_run_plays_the_seeds_its_splits_name():
     def config(*argv: str) -> RunConfig:
-        return _run_config(build_parser().parse_args(["run", "--agents", "oracle", *argv]))
+        return run_config(build_parser().parse_args(["run", "--agents", "oracle", *argv]))
 
     split = config("--split", "seen=0-1", "--split", "unseen=100-101", "--split", "f=tasks:form")
     assert split.seeds == [0, 1, 100, 101]
