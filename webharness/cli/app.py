@@ -20,15 +20,24 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _usage_line(exc: ConfigError, args: argparse.Namespace) -> str:
-    """A bad value as the user typed it: ``--seeds '5-1': the range '5-1' is empty...``."""
+    """A bad value as the user typed it: ``--seeds '5-1': the range '5-1' is empty...``, or
+    ``task 'nosuch': ...`` for a positional argument; the error as it is when no argument
+    the user gave holds the value."""
     for dest in (exc.field, exc.field.removesuffix("s")):
-        if dest in vars(args):
-            typed = getattr(args, dest)
+        typed = vars(args).get(dest)
+        if dest in args.typed_as and typed is not None:
             if isinstance(typed, list):  # a repeated option: the one at fault
                 typed = exc.value
             shown = repr(typed) if isinstance(typed, str) else str(typed)
-            return f"--{dest.replace('_', '-')} {shown}: {exc.problem}"
+            return f"{args.typed_as[dest]} {shown}: {exc.problem}"
     return str(exc)
+
+
+def _name_arguments(command: argparse.ArgumentParser) -> None:
+    """Keep, in the parsed namespace, how each argument of ``command`` is written: its
+    option (``--tasks``) or, for a positional one, its name (``task``)."""
+    written = {a.dest: (a.option_strings or [a.dest])[-1] for a in command._actions}
+    command.set_defaults(typed_as=written)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_parsers(sub)
     cache.add_parsers(sub)
     results.add_parsers(sub)
+    for command in sub.choices.values():
+        _name_arguments(command)
     return parser
 
 
