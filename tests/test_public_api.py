@@ -46,7 +46,6 @@ def test_every_exported_name_resolves_and_every_public_name_is_exported(name: st
 def test_the_diagnosis_api_is_public() -> None:
     for name in ("FailureCode", "Stage", "align", "annotate", "score_trace", "load_trace"):
         assert name in webharness.__all__
-    assert webharness.Stage is webharness.RootCauseStage
 
 
 def test_the_package_is_typed() -> None:

@@ -14,7 +14,6 @@ from webharness.diagnosis.alignment import Alignment, align
 from webharness.diagnosis.failures import (
     FailureAnnotation,
     FailureCode,
-    RootCauseStage,
     Stage,
     annotate,
 )
@@ -60,11 +59,10 @@ __all__ = [
     "EpisodeTrace",
     "FailureAnnotation",
     "FailureCode",
-    "RootCauseStage",
+    "Stage",
     "SemanticLocator",
     "SemanticState",
     "SetupError",
-    "Stage",
     "StateDiff",
     "StepRecord",
     "TaskFolderError",

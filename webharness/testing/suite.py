@@ -19,7 +19,7 @@ import gymnasium as gym
 
 import webharness
 from webharness.diagnosis.alignment import Alignment
-from webharness.diagnosis.failures import FailureAnnotation, FailureCode, RootCauseStage
+from webharness.diagnosis.failures import FailureAnnotation, FailureCode, Stage
 from webharness.diagnosis.scoring import score_trace
 from webharness.golden.cached import DEFAULT_CACHE, CacheChoice, CachedGoldens
 from webharness.golden.play import play_episode
@@ -183,7 +183,7 @@ class Verdict:
 
     code: FailureCode | None
     step: int | None
-    stage: RootCauseStage | None
+    stage: Stage | None
     false_success: bool
     not_executable: bool
 

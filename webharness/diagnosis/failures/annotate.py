@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from webharness.actions import ActionKind
-from webharness.diagnosis.failures.codes import FailureCode, RootCauseStage, root_cause_stage
+from webharness.diagnosis.failures.codes import FailureCode, Stage, root_cause_stage
 from webharness.diagnosis.failures.episode_checks import CLAIMING_ENDS, episode_failures
 from webharness.diagnosis.failures.evidence import Evidence
 from webharness.diagnosis.failures.notes import StepFailure, note, sort_notes
@@ -72,7 +72,7 @@ class FailureAnnotation(BaseModel):
     passed: bool
     code: FailureCode | None = None  # None when passed
     step: int | None = None
-    stage: RootCauseStage | None = None
+    stage: Stage | None = None
     message: str = ""
     evidence: Evidence = Field(default_factory=Evidence)
     false_success: bool = False  # ended with done()/send_msg_to_user, criteria unmet
