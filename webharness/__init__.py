@@ -12,8 +12,8 @@ from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.actions import Action, ActionKind, ActionParseError, parse_action
 from webharness.diagnosis.alignment import Alignment, align
 from webharness.diagnosis.failures import (
-    FailureAnnotation,
     FailureCode,
+    FailureReport,
     Stage,
     annotate,
 )
@@ -57,7 +57,7 @@ __all__ = [
     "EpisodeEnd",
     "EpisodeScore",
     "EpisodeTrace",
-    "FailureAnnotation",
+    "FailureReport",
     "FailureCode",
     "Stage",
     "SemanticLocator",

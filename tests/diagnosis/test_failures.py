@@ -14,8 +14,8 @@ from webharness.diagnosis.failures import (
     DEFINITIONS,
     ERROR_CODES,
     STAGE_RULES,
-    FailureAnnotation,
     FailureCode,
+    FailureReport,
     Stage,
     StepFailure,
     annotate,
@@ -139,7 +139,7 @@ class FakeAlignment:
 NO_CHANGE = {"changed": False}
 
 
-def codes(annotation: FailureAnnotation) -> list[tuple[int, FailureCode]]:
+def codes(annotation: FailureReport) -> list[tuple[int, FailureCode]]:
     return [(n.step, n.code) for n in annotation.step_notes]
 
 
@@ -172,7 +172,7 @@ def test_models_forbid_extra_fields() -> None:
     with pytest.raises(ValidationError):
         StepFailure(step=1, code=FailureCode.STALE_INDEX, message="", surprise=1)  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
-        FailureAnnotation(passed=True, surprise=1)  # type: ignore[call-arg]
+        FailureReport(passed=True, surprise=1)  # type: ignore[call-arg]
 
 
 def test_annotation_round_trips_through_json() -> None:
@@ -181,7 +181,7 @@ def test_annotation_round_trips_through_json() -> None:
         ("done()", form(), NO_CHANGE),
     )
     annotation = annotate(trace, FakeAlignment(first_divergence_step=1))
-    assert FailureAnnotation.model_validate_json(annotation.model_dump_json()) == annotation
+    assert FailureReport.model_validate_json(annotation.model_dump_json()) == annotation
 
 
 def test_stage_refinement_applies_only_with_matching_evidence() -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from webharness.diagnosis.alignment import Alignment, align
-from webharness.diagnosis.failures import FailureAnnotation, annotate
+from webharness.diagnosis.failures import FailureReport, annotate
 from webharness.diagnosis.trace_rules import RuleReport, evaluate_rules, load_rules
 from webharness.errors import UnknownTaskError
 from webharness.reporting.records import EvalAttempt
@@ -22,7 +22,7 @@ class EpisodeScore(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     alignment: Alignment | None
-    failure: FailureAnnotation
+    failure: FailureReport
     rules: RuleReport | None = None  # the task's trace rules, per phase, when it has any
 
 

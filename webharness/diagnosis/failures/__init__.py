@@ -1,7 +1,7 @@
 """Failure codes: why an episode failed, at which step, and at which stage of the agent.
 
 ``annotate`` reads a saved ``EpisodeTrace`` offline (no browser) and returns a
-``FailureAnnotation``: one primary ``FailureCode`` with its step and root-cause stage,
+``FailureReport``: one primary ``FailureCode`` with its step and root-cause stage,
 the false-success / false-give-up / not-executable flags, and a ``StepFailure`` note for
 every failed or ineffective step, each with its ``Evidence``. Every rule is a table or a
 small check; ``docs/failure-codes.md`` gives the same definitions and the reason for each
@@ -15,7 +15,7 @@ shows), ``steps`` (a step as the checks read it), ``step_checks`` and ``episode_
 from webharness.diagnosis.failures.annotate import (
     AlignmentLike,
     Decision,
-    FailureAnnotation,
+    FailureReport,
     annotate,
 )
 from webharness.diagnosis.failures.codes import (
@@ -41,7 +41,7 @@ __all__ = [
     "Decision",
     "ElementRef",
     "Evidence",
-    "FailureAnnotation",
+    "FailureReport",
     "FailureCode",
     "InvalidField",
     "PageSnapshot",
