@@ -27,7 +27,6 @@ from webharness.diagnosis.progress import (
     reach_cut,
     reached_through,
 )
-from webharness.diagnosis.signatures import ActionSignature, action_signature
 from webharness.diagnosis.similarity import (
     COMPARED_FIELDS,
     DEFAULT_WEIGHTS,
@@ -39,6 +38,7 @@ from webharness.diagnosis.similarity import (
 )
 from webharness.semantic import SemanticLocator, SemanticState
 from webharness.trace.models import EpisodeTrace
+from webharness.trace.signatures import ActionSignature, action_signature
 
 __all__ = [
     "Alignment",

@@ -9,13 +9,13 @@ from pydantic import BaseModel, ConfigDict
 
 from webharness.diagnosis.alignment import Alignment, align
 from webharness.diagnosis.failures import FailureReport, annotate
-from webharness.diagnosis.trace_rules import RuleReport, evaluate_rules, load_rules
 from webharness.errors import UnknownTaskError
 from webharness.reporting.records import EvalAttempt
 from webharness.spec.catalogue import get_task
 from webharness.spec.task_spec import TaskSpec
 from webharness.spec.templating import fill
 from webharness.trace.models import EpisodeTrace
+from webharness.trace.rules import RuleReport, evaluate_rules, load_rules
 
 
 class EpisodeScore(BaseModel):
