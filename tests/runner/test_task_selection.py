@@ -66,7 +66,7 @@ def test_one_task_is_picked_by_name_among_a_folders_tasks():
     assert one_task(str(NOTES_TASK), None) == "Local/notes-v0"
     with pytest.raises(ConfigError, match="name one task to play; this names 2"):
         one_task(None, f"form,{NOTES_TASK}")
-    with pytest.raises(ConfigError, match="none of Local/notes-v0"):
+    with pytest.raises(ConfigError, match="not one of --tasks .*Known: 'Local/notes-v0'"):
         one_task("form", str(NOTES_TASK))
 
 
