@@ -4,3 +4,5 @@
 as reached), ``alignment`` (the run laid over its golden traces), ``decisive`` (the run's
 point of no return), ``failures`` (failure codes and root-cause stages) and ``scoring``
 (all of it for one trace, with the task's trace rules)."""
+
+__all__: list[str] = []  # users import the modules themselves
