@@ -2,7 +2,7 @@
 
 Pure functions over traces, no browser. States are compared by ``state_similarity``
 (``diagnosis.similarity``) and actions by their ``ActionSignature``
-(``diagnosis.signatures``). ``align`` pairs agent states with golden states one-to-one (a
+(``trace.signatures``). ``align`` pairs agent states with golden states one-to-one (a
 monotone alignment with gaps, so extra and skipped steps are explicit), judges progress
 by the rules of ``diagnosis.progress`` and scores fidelity with nDTW.
 
