@@ -71,7 +71,7 @@ async def bench_floor(steps: int) -> dict[str, float]:
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=find_chromium(), args=list(LAUNCH_ARGS))
         context = await browser.new_context(viewport={"width": 1280, "height": 720})
-        from webharness.episode.site import SiteRouter
+        from webharness.browser.site import SiteRouter
 
         router = SiteRouter()
         router.episode = site

@@ -11,6 +11,7 @@ from pathlib import Path
 import gymnasium as gym
 
 from webharness.errors import TaskFolderError
+from webharness.miniwob.specs import pack_names, pack_spec
 from webharness.spec import catalogue
 from webharness.spec.task_folders import DEFAULT_NAMESPACE, TaskFolder, read_folder, resolved
 from webharness.spec.task_spec import BUILTIN_NAMESPACE, TaskSpec
@@ -26,6 +27,7 @@ def env_id(task_name: str) -> str:
 def register_all() -> list[str]:
     """Register each built-in task folder once, and each task of the built-in packs (their
     specs are built on first use); returns the env ids. Safe to call repeatedly."""
+    catalogue.add_pack(catalogue.Pack(pack_names, pack_spec))
     ids = []
     for name in catalogue.task_names() + catalogue.pack_task_names():
         ident = env_id(name)

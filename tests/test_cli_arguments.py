@@ -8,9 +8,12 @@ import sys
 
 import pytest
 
-from webharness.cli import _run_config, build_parser, main
-from webharness.runner import ConfigError, RunConfig, parse_seeds
-from webharness.runner.config import MAX_SEEDS
+from webharness.cli import build_parser, main
+from webharness.cli.run import run_config
+from webharness.envs import registered_ids
+from webharness.errors import ConfigError
+from webharness.runner import RunConfig, parse_seeds
+from webharness.runner.seeds import MAX_SEEDS
 
 ALLOWED_AGENTS = "oracle, heuristic, random, llm, or 'package.module:ClassName'"
 
@@ -154,6 +157,42 @@ def test_other_commands_refuse_bad_arguments_the_same_way(tmp_path, capsys, argv
     _assert_one_usage_line(*_cli(argv, capsys), says)
 
 
+def test_an_unknown_task_names_the_closest_and_how_many_others(capsys):
+    everything = registered_ids()
+    _assert_one_usage_line(
+        *_cli(["list", "--tasks", "serch"], capsys),
+        "--tasks 'serch': no task matches 'serch'. Closest: 'WebEval/search-v0'; "
+        f"{len(everything) - 1} others: webharness list shows them all.",
+    )
+    assert len(everything) > 100  # the catalogue the message must not spell out
+
+
+def test_a_name_with_nothing_close_still_says_where_the_names_are(capsys):
+    code, out, err = _cli(["run", "--tasks", "nosuch"], capsys)
+    _assert_one_usage_line(code, out, err, "None is close; ")
+    assert err.endswith(" are known: webharness list shows them all.\n")
+    assert len(err) < 200, err
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["demo", "nosuch"], "webharness: task 'nosuch': no task matches 'nosuch'."),
+        (
+            ["demo", "--tasks", "form,login", "frm"],
+            "webharness: task 'frm': it is not one of --tasks",
+        ),
+        (["demo", "WebEval/*"], "webharness: task 'WebEval/*': name one task to play; this names"),
+        (["demo", "--tasks", "WebEval/*"], "--tasks 'WebEval/*': name one task to play;"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
+def test_a_message_names_the_argument_the_user_typed(capsys, argv, says):
+    code, out, err = _cli(argv, capsys)
+    _assert_one_usage_line(code, out, err, says)
+    assert "--tasks None" not in err
+
+
 def test_the_command_itself_prints_no_traceback():
     done = subprocess.run(
         [sys.executable, "-m", "webharness.cli", "run", "--workers", "0"],
@@ -178,7 +217,7 @@ def test_good_arguments_still_parse():
 
 def test_without_seeds_a_run_plays_the_seeds_its_splits_name():
     def config(*argv: str) -> RunConfig:
-        return _run_config(build_parser().parse_args(["run", "--agents", "oracle", *argv]))
+        return run_config(build_parser().parse_args(["run", "--agents", "oracle", *argv]))
 
     split = config("--split", "seen=0-1", "--split", "unseen=100-101", "--split", "f=tasks:form")
     assert split.seeds == [0, 1, 100, 101]

@@ -1,9 +1,12 @@
-"""The architecture as CI keeps it: offline diagnosis and reporting import nothing of the
-browser, and every module of the package stays small enough to read."""
+"""The architecture as CI keeps it: every import points down the layers, offline diagnosis
+and reporting import nothing of the browser, the agents' specs load no Playwright, and every
+module of the package stays small enough to read."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,26 @@ FOLDERS = {
 OFFLINE_LAYERS = ("webharness.diagnosis", "webharness.reporting")
 BROWSER_SIDE = ("playwright", "webharness.browser", "webharness.episode", "webharness.envs")
 MAX_LINES = 400
+# The layers, lowest first (docs/architecture.md). A module imports modules of its own
+# package and of lower layers only; packages that share a layer import nothing of each other.
+# The root modules are the shared vocabulary, one package for this purpose; the top-level
+# ``webharness`` (the library's entry, which imports every layer) is above them all.
+VOCABULARY = "webharness.<vocabulary>"
+LAYERS: tuple[tuple[str, ...], ...] = (
+    (VOCABULARY,),
+    ("webharness.trace",),
+    ("webharness.spec",),
+    ("webharness.reporting", "webharness.miniwob"),  # offline records; the MiniWoB++ pack
+    ("webharness.diagnosis",),  # offline: reads traces, specs and records
+    ("webharness.browser",),
+    ("webharness.episode",),
+    ("webharness.envs",),
+    ("webharness.golden", "webharness.perturbations"),
+    ("webharness.wrappers",),
+    ("webharness.agents",),
+    ("webharness.runner",),
+    ("webharness.cli", "webharness.testing"),
+)
 
 
 def module_file(name: str) -> Path | None:
@@ -102,3 +125,59 @@ def test_every_module_of_the_package_is_under_400_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert too_long == {}
+
+
+def package_of(module: str) -> str:
+    """The package whose layer ``module`` is in: ``webharness.<layer>``, or the vocabulary."""
+    parts = module.split(".")
+    package = ".".join(parts[:2])
+    folder = module_file(package)
+    return package if folder is not None and folder.name == "__init__.py" else VOCABULARY
+
+
+def rank(package: str) -> int:
+    ranks = [i for i, layer in enumerate(LAYERS) if package in layer]
+    assert ranks, f"{package} is in no layer of LAYERS: add it where it belongs"
+    return ranks[0]
+
+
+def backward_imports(module: str) -> list[str]:
+    """The modules of ``module``'s imports that are not in its package or a lower layer."""
+    package = package_of(module)
+    return sorted(
+        imported
+        for imported in imports_of(module)
+        if imported.startswith("webharness.")
+        and package_of(imported) != package
+        and rank(package_of(imported)) >= rank(package)
+    )
+
+
+def every_module() -> list[str]:
+    names = package_modules("webharness") + package_modules("webharness.envs")
+    return [n for n in names + package_modules("webharness.wrappers") if n != "webharness"]
+
+
+def test_every_import_points_down_the_layers() -> None:
+    backward = {m: found for m in every_module() if (found := backward_imports(m))}
+    assert backward == {}, "module: what it imports from its own layer or a higher one"
+
+
+def test_the_layer_check_reads_the_real_imports() -> None:
+    # The check above can fail: the runner imports the agents, which sit below it.
+    assert "webharness.agents" in imports_of("webharness.runner.config")
+    assert backward_imports("webharness.runner.config") == []
+    assert rank("webharness.agents") < rank("webharness.runner")
+
+
+def test_the_agents_specs_load_no_playwright() -> None:
+    # A runner's parent process reads agent specs before any browser is wanted; importing
+    # anything of webharness must not start Playwright's import (about 0.1 s and 90 modules).
+    code = (
+        "import sys, webharness.agents.specs; "
+        "print(sorted(m for m in sys.modules if m.startswith('playwright')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "[]", done.stdout[:200]

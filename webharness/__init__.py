@@ -5,21 +5,19 @@ task folders of installed task packs (entry-point group ``webharness.tasks``);
 ``register_tasks(folder, namespace)`` registers a folder of your own.
 """
 
-from webharness import _moved
+from typing import TYPE_CHECKING
+
+from webharness import _lazy
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.actions import Action, ActionKind, ActionParseError, parse_action
-from webharness.browser.host import find_chromium
-from webharness.browser.shared import keep_browser
 from webharness.diagnosis.alignment import Alignment, align
 from webharness.diagnosis.failures import (
-    FailureAnnotation,
     FailureCode,
-    RootCauseStage,
+    FailureReport,
     Stage,
     annotate,
 )
 from webharness.diagnosis.scoring import EpisodeScore, score_trace
-from webharness.envs.registration import register_tasks
 from webharness.errors import (
     BrowserError,
     BrowserNotFoundError,
@@ -36,7 +34,12 @@ from webharness.spec.task_spec import TaskSpec, load_task
 from webharness.trace.io import load_trace
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 
-__version__ = "0.2.0"
+if TYPE_CHECKING:
+    from webharness.browser.host import find_chromium
+    from webharness.browser.shared import keep_browser
+    from webharness.envs.registration import register_tasks
+
+__version__ = "0.3.0"
 
 __all__ = [
     "Action",
@@ -54,13 +57,12 @@ __all__ = [
     "EpisodeEnd",
     "EpisodeScore",
     "EpisodeTrace",
-    "FailureAnnotation",
+    "FailureReport",
     "FailureCode",
-    "RootCauseStage",
+    "Stage",
     "SemanticLocator",
     "SemanticState",
     "SetupError",
-    "Stage",
     "StateDiff",
     "StepRecord",
     "TaskFolderError",
@@ -83,15 +85,16 @@ __all__ = [
     "task_names",
 ]
 
-_moved.install()
-
-
-def __getattr__(name: str) -> object:
-    """``webharness.failures`` and the other pre-0.2 module names, with a warning."""
-    old = f"{__name__}.{name}"
-    if old in _moved.MOVED:
-        return _moved.load_moved(old)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Their modules load Playwright (the envs package holds WebEvalEnv): they load on first use,
+# so that ``import webharness.agents.specs`` and the offline layers stay light.
+__getattr__, __dir__ = _lazy.lazy_names(
+    __name__,
+    {
+        "webharness.browser.host": ["find_chromium"],
+        "webharness.browser.shared": ["keep_browser"],
+        "webharness.envs.registration": ["register_tasks"],
+    },
+)
 
 
 def _register() -> None:

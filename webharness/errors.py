@@ -7,7 +7,7 @@ These are for the library's users (bad configuration, missing browser, bad task 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 
 class WebHarnessError(Exception):
@@ -56,12 +56,17 @@ class AgentUnavailableError(WebHarnessError, RuntimeError):
     rather than count its episodes as failures."""
 
 
+# The command that lists every task (built-in, registered and of the installed packs).
+LIST_TASKS = "webharness list"
+# A list of known names this long or shorter is shown whole in a message.
+SHOWN_IN_FULL = 12
+
+
 class UnknownTaskError(WebHarnessError, KeyError):
     """A task or env id that is not in the catalogue (built-in or registered)."""
 
     def __init__(self, name: str, known: Iterable[str]) -> None:
-        known = sorted(known)
-        message = f"unknown task {name!r}.{did_you_mean(name, known)} Known: {', '.join(known)}"
+        message = f"unknown task {name!r}.{known_names(name, sorted(known), LIST_TASKS)}"
         super().__init__(message)
         self.message = message
 
@@ -69,7 +74,44 @@ class UnknownTaskError(WebHarnessError, KeyError):
         return self.message
 
 
+class RunError(WebHarnessError, RuntimeError):
+    """A run that cannot start or go on (bad patterns, a run folder in use, a full disk...)."""
+
+
+class ConfigError(RunError, ValueError):
+    """A value of a run's configuration that cannot work: names the field, the value and
+    what is allowed (``field``, ``value`` and ``problem`` are kept for the CLI's message)."""
+
+    def __init__(self, field: str, value: object, problem: str) -> None:
+        self.field, self.value, self.problem = field, value, problem
+        super().__init__(f"{field}={value!r}: {problem}")
+
+
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """A ' Did you mean: X?' suffix for error messages, or '' when nothing is close."""
     hint = difflib.get_close_matches(value, list(choices), n=1)
     return f" Did you mean: {hint[0]!r}?" if hint else ""
+
+
+def known_names(
+    value: str, known: Sequence[str], listed_by: str, key: Callable[[str], str] = str
+) -> str:
+    """The end of a message about an unknown name: every known name when there are at most
+    ``SHOWN_IN_FULL``; else the closest ones (``difflib``, comparing ``key`` of each) and how
+    many others there are, with the command that lists them all.
+
+    Example:
+        >>> known_names("popop", ["latency", "popup"], "webharness list")
+        " Known: 'latency', 'popup'."
+        >>> tasks = [f"task-{i}" for i in range(20)] + ["form"]
+        >>> known_names("from", tasks, "webharness list")
+        " Closest: 'form'; 20 others: webharness list shows them all."
+    """
+    if len(known) <= SHOWN_IN_FULL:
+        return f" Known: {', '.join(map(repr, known))}."
+    keyed = {key(name): name for name in reversed(known)}  # the first name of a key wins
+    close = [keyed[k] for k in difflib.get_close_matches(key(value), list(keyed), n=3)]
+    if not close:
+        return f" None is close; {len(known)} are known: {listed_by} shows them all."
+    others = len(known) - len(close)
+    return f" Closest: {', '.join(map(repr, close))}; {others} others: {listed_by} shows them all."

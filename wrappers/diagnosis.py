@@ -123,7 +123,7 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
 
 
 class FailureAnnotation(_TracksEpisode, RecordConstructorArgs):
-    """Diagnose each episode at its end: ``info["failure"]`` (a ``FailureAnnotation``
+    """Diagnose each episode at its end: ``info["failure"]`` (a ``FailureReport``
     model: code, step, root-cause stage, evidence, false success, step notes).
 
     Uses ``info["alignment"]`` when a ``GoldenTraceAlignment`` wrapper sits inside it.

@@ -67,7 +67,7 @@ def _miniwob_handler(root: Path) -> type[http.server.BaseHTTPRequestHandler]:
 def _scenario_handler(
     site,
 ) -> type[http.server.BaseHTTPRequestHandler]:  # site: webharness SiteEpisode
-    from webharness.episode import site as S
+    from webharness.browser import site as S
 
     class Handler(_Quiet):
         def _answer(self, status: int, body: bytes, content_type: str) -> None:

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from webharness.actions import parse_action
 from webharness.diagnosis.alignment import Alignment, align, element_diff
 from webharness.diagnosis.progress import ProgressTracker, progress_curve
-from webharness.diagnosis.signatures import ActionSignature, action_signature
 from webharness.diagnosis.similarity import (
     SimilarityWeights,
     similarity_matrix,
@@ -26,6 +25,7 @@ from webharness.diagnosis.similarity import (
 )
 from webharness.semantic import Element, Heading, SemanticLocator, SemanticState
 from webharness.trace.models import EpisodeTrace, StepRecord, TaskInstance
+from webharness.trace.signatures import ActionSignature, action_signature
 
 ORIGIN = "http://webeval.test"
 

@@ -13,7 +13,7 @@ from webharness.diagnosis.failures import (
     ElementRef,
     Evidence,
     FailureCode,
-    RootCauseStage,
+    Stage,
     root_cause_stage,
 )
 from webharness.trace.models import EndedBy, EpisodeEnd
@@ -60,7 +60,7 @@ def test_every_stage_refinement_reads_an_evidence_field() -> None:
     assert {rule.key for rule in STAGE_REFINEMENTS} <= set(Evidence.model_fields)
     assert (
         root_cause_stage(FailureCode.ACTION_NO_EFFECT, Evidence(target_interactive=False))
-        is RootCauseStage.PERCEPTION
+        is Stage.PERCEPTION
     )
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.diagnosis.test_failures import NO_CHANGE, FakeAlignment, el, form, run
 from webharness.diagnosis.alignment import align
-from webharness.diagnosis.failures import Decision, FailureCode, RootCauseStage, annotate
+from webharness.diagnosis.failures import Decision, FailureCode, Stage, annotate
 from webharness.semantic import SemanticState
 from webharness.trace.models import EpisodeTrace
 
@@ -115,7 +115,7 @@ def test_the_same_rejection_twice_is_the_value_s_fault_not_no_effect(page: str) 
     assert (failure.code, failure.step, failure.stage) == (
         C.VALIDATION_ERROR,
         3,
-        RootCauseStage.UNDERSTANDING,
+        Stage.UNDERSTANDING,
     )
     assert failure.evidence.rejected_again is True
     assert failure.runner_up is C.ACTION_NO_EFFECT

@@ -14,9 +14,9 @@ from webharness.diagnosis.failures import (
     DEFINITIONS,
     ERROR_CODES,
     STAGE_RULES,
-    FailureAnnotation,
     FailureCode,
-    RootCauseStage,
+    FailureReport,
+    Stage,
     StepFailure,
     annotate,
     root_cause_stage,
@@ -139,7 +139,7 @@ class FakeAlignment:
 NO_CHANGE = {"changed": False}
 
 
-def codes(annotation: FailureAnnotation) -> list[tuple[int, FailureCode]]:
+def codes(annotation: FailureReport) -> list[tuple[int, FailureCode]]:
     return [(n.step, n.code) for n in annotation.step_notes]
 
 
@@ -165,14 +165,14 @@ def test_docs_carry_every_definition_word_for_word() -> None:
 
 def test_codes_and_stages_are_str_enums() -> None:
     assert FailureCode.RUNTIME_ERROR == "runtime_error"
-    assert RootCauseStage.ENVIRONMENT == "environment"
+    assert Stage.ENVIRONMENT == "environment"
 
 
 def test_models_forbid_extra_fields() -> None:
     with pytest.raises(ValidationError):
         StepFailure(step=1, code=FailureCode.STALE_INDEX, message="", surprise=1)  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
-        FailureAnnotation(passed=True, surprise=1)  # type: ignore[call-arg]
+        FailureReport(passed=True, surprise=1)  # type: ignore[call-arg]
 
 
 def test_annotation_round_trips_through_json() -> None:
@@ -181,18 +181,18 @@ def test_annotation_round_trips_through_json() -> None:
         ("done()", form(), NO_CHANGE),
     )
     annotation = annotate(trace, FakeAlignment(first_divergence_step=1))
-    assert FailureAnnotation.model_validate_json(annotation.model_dump_json()) == annotation
+    assert FailureReport.model_validate_json(annotation.model_dump_json()) == annotation
 
 
 def test_stage_refinement_applies_only_with_matching_evidence() -> None:
-    assert root_cause_stage(FailureCode.ACTION_NO_EFFECT) is RootCauseStage.EXECUTION
+    assert root_cause_stage(FailureCode.ACTION_NO_EFFECT) is Stage.EXECUTION
     assert (
         root_cause_stage(FailureCode.ACTION_NO_EFFECT, {"target_disabled": True})
-        is RootCauseStage.PERCEPTION
+        is Stage.PERCEPTION
     )
     assert (
         root_cause_stage(FailureCode.ACTION_NO_EFFECT, {"error": "navigation_blocked"})
-        is RootCauseStage.DECISION
+        is Stage.DECISION
     )
 
 
@@ -263,7 +263,7 @@ def test_model_protocol_for_unparseable_output() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.MODEL_PROTOCOL,
         1,
-        RootCauseStage.EXECUTION,
+        Stage.EXECUTION,
     )
 
 
@@ -276,7 +276,7 @@ def test_observation_miss_for_unknown_ref() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.OBSERVATION_MISS,
         1,
-        RootCauseStage.PERCEPTION,
+        Stage.PERCEPTION,
     )
     assert annotation.evidence["error"] == "unknown_ref" and annotation.evidence["element"] is None
 
@@ -301,7 +301,7 @@ def test_stale_index_names_the_element_from_the_earlier_observation() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.STALE_INDEX,
         2,
-        RootCauseStage.PERCEPTION,
+        Stage.PERCEPTION,
     )
     assert annotation.evidence["element"] == {"ref": "e3", "role": "button", "name": "Submit"}
 
@@ -313,7 +313,7 @@ def test_action_no_effect_on_disabled_button_is_a_perception_failure() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.ACTION_NO_EFFECT,
         1,
-        RootCauseStage.PERCEPTION,
+        Stage.PERCEPTION,
     )
     assert annotation.evidence["target_disabled"] is True
 
@@ -325,7 +325,7 @@ def test_action_no_effect_when_refused_as_not_interactable() -> None:
     annotation = annotate(trace)
     assert (annotation.code, annotation.stage) == (
         FailureCode.ACTION_NO_EFFECT,
-        RootCauseStage.EXECUTION,
+        Stage.EXECUTION,
     )
 
 
@@ -336,7 +336,7 @@ def test_action_no_effect_on_enabled_control_is_an_execution_failure() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.ACTION_NO_EFFECT,
         1,
-        RootCauseStage.EXECUTION,
+        Stage.EXECUTION,
     )
 
 
@@ -347,7 +347,7 @@ def test_click_on_a_heading_is_a_perception_failure() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.ACTION_NO_EFFECT,
         1,
-        RootCauseStage.PERCEPTION,
+        Stage.PERCEPTION,
     )
     assert (
         annotation.evidence["target_interactive"] is False
@@ -397,7 +397,7 @@ def test_unsupported_control_for_fill_on_custom_dropdown() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.UNSUPPORTED_CONTROL,
         1,
-        RootCauseStage.EXECUTION,
+        Stage.EXECUTION,
     )
     assert annotation.evidence["element"]["role"] == "combobox"
 
@@ -413,7 +413,7 @@ def test_unrecovered_validation_error_is_primary_with_alert_and_field_evidence()
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.VALIDATION_ERROR,
         2,
-        RootCauseStage.UNDERSTANDING,
+        Stage.UNDERSTANDING,
     )
     assert annotation.evidence["alerts"] == ["Please fix the errors below"]
     assert annotation.evidence["invalid_fields"] == [
@@ -474,7 +474,7 @@ def test_waiting_timeout_when_answering_while_the_page_shows_loading() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.WAITING_TIMEOUT,
         2,
-        RootCauseStage.PERCEPTION,
+        Stage.PERCEPTION,
     )
     assert annotation.evidence["busy"] and annotation.false_success
 
@@ -493,7 +493,7 @@ def test_an_answer_missing_from_a_settled_page_is_task_incomplete_not_waiting(an
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.TASK_INCOMPLETE,
         2,
-        RootCauseStage.DECISION,
+        Stage.DECISION,
     )
     assert annotation.false_success
 
@@ -535,7 +535,7 @@ def test_waiting_timeout_for_an_action_timeout() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.WAITING_TIMEOUT,
         1,
-        RootCauseStage.PERCEPTION,
+        Stage.PERCEPTION,
     )
 
 
@@ -556,7 +556,7 @@ def test_user_input_required_when_a_withheld_detail_is_invented() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.USER_INPUT_REQUIRED,
         2,
-        RootCauseStage.DECISION,
+        Stage.DECISION,
     )
     assert annotation.evidence["withheld"] == ["phone_number"]
     assert annotation.evidence["written"] == "555-1234"
@@ -599,7 +599,7 @@ def test_repeated_action_needs_three_consecutive_identical_ineffective_actions(
         assert (annotation.code, annotation.step, annotation.stage) == (
             FailureCode.REPEATED_ACTION,
             1,
-            RootCauseStage.DECISION,
+            Stage.DECISION,
         )
         assert annotation.evidence["count"] == repeats
     else:
@@ -642,7 +642,7 @@ def test_task_incomplete_when_nothing_more_specific_explains() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.TASK_INCOMPLETE,
         2,
-        RootCauseStage.DECISION,
+        Stage.DECISION,
     )
     assert annotation.step_notes == []
 
@@ -703,7 +703,7 @@ def test_runtime_error_from_browser_error_is_not_executable() -> None:
     assert (annotation.code, annotation.step, annotation.stage) == (
         FailureCode.RUNTIME_ERROR,
         2,
-        RootCauseStage.ENVIRONMENT,
+        Stage.ENVIRONMENT,
     )
     assert annotation.not_executable and not annotation.passed
 

@@ -82,7 +82,7 @@ def test_render_returns_the_screenshot_in_rgb_array_mode(make_env):
 def test_bad_options_name_the_value(make_env):
     with pytest.raises(ValueError, match="obs_mode='txt'.*Did you mean: 'text'"):
         make_env("WebEval/form-v0", obs_mode="txt")
-    with pytest.raises(webharness.UnknownTaskError, match="Did you mean: 'form'"):
+    with pytest.raises(webharness.UnknownTaskError, match="Closest: 'form'"):
         webharness.get_task("fomr")
 
 

@@ -13,7 +13,7 @@ import pytest
 from webharness import miniwob
 from webharness.cli import main
 from webharness.miniwob import library, specs
-from webharness.runner.config import match_tasks
+from webharness.runner import match_tasks
 from webharness.spec.catalogue import get_task, task_names
 
 DOCS = Path(__file__).parents[2] / "docs" / "miniwob.md"

@@ -16,10 +16,10 @@ import pytest
 from tests.reliability.conftest import our_browser_pids
 from tests.support.mounts import mounted
 from tests.support.waiting import wait_until
+from webharness.errors import RunError
 from webharness.reporting.records import read_attempts
 from webharness.runner import (
     RunConfig,
-    RunError,
     expand_jobs,
     job_chunks,
     prepare_run,

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from webharness.errors import ConfigError, RunError
 from webharness.reporting.costs import Price, PriceTable
 from webharness.reporting.records import EvalAttempt
-from webharness.runner import ConfigError, RunConfig, RunError, RunFolder, expand_jobs
+from webharness.runner import RunConfig, RunFolder, expand_jobs
 from webharness.runner.agent_specs import agent_identities, made_with
 
 

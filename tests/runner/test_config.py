@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from webharness.runner import EpisodeJob, RunConfig, RunError, expand_jobs, match_tasks
+from webharness.errors import RunError
+from webharness.runner import EpisodeJob, RunConfig, expand_jobs, match_tasks
 
 
 def test_unknown_task_patterns_are_refused_with_a_suggestion():
-    with pytest.raises(RunError, match="Did you mean"):
+    with pytest.raises(RunError, match="Closest: 'WebEval/form-v0'"):
         match_tasks(["WebEval/fomr-v0"])
     assert match_tasks(["WebEval/form*"]) == ["WebEval/form-v0"]
 

@@ -11,8 +11,8 @@ import pytest
 
 from tests.runner.conftest import SMALL, run
 from tests.support.waiting import wait_until
-from webharness.errors import AgentUnavailableError
-from webharness.runner import RunConfig, RunError, RunFolder, expand_jobs, job_chunks, prepare_run
+from webharness.errors import AgentUnavailableError, RunError
+from webharness.runner import RunConfig, RunFolder, expand_jobs, job_chunks, prepare_run
 from webharness.testing.processes import cmdline, wait_for_exit
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from webharness.errors import RunError
 from webharness.reporting.records import EvalAttempt
-from webharness.runner import EpisodeJob, RunConfig, RunError, RunFolder
+from webharness.runner import EpisodeJob, RunConfig, RunFolder
 
 FORM = "WebEval/form-v0"
 

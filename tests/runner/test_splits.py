@@ -9,9 +9,10 @@ import shutil
 import pytest
 
 from webharness.cli import main
+from webharness.errors import ConfigError
 from webharness.reporting.records import EvalAttempt
 from webharness.reporting.splits import Split
-from webharness.runner import ConfigError, RunConfig, RunFolder, report_run
+from webharness.runner import RunConfig, RunFolder, report_run
 from webharness.runner.splits import check_splits, parse_split, split_seeds
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from webharness.errors import RunError
 from webharness.runner import (
     EpisodeJob,
-    RunError,
     RunFolder,
     Worker,
     current_worker,

@@ -135,7 +135,7 @@ def test_a_folder_without_a_task_file_is_an_error_naming_the_folder(tmp_path) ->
 
 def test_an_unknown_registered_id_suggests_the_closest() -> None:
     register_tasks(NOTES_TASK, namespace="MyApp")
-    with pytest.raises(UnknownTaskError, match="Did you mean: 'MyApp/notes-v0'"):
+    with pytest.raises(UnknownTaskError, match="Closest: 'MyApp/notes-v0'"):
         webharness.get_task("MyApp/note-v0")
 
 

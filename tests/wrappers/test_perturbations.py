@@ -18,6 +18,7 @@ import webharness.wrappers as wrappers
 from tests.support.episodes import oracle_policy, play
 from tests.support.static_server import serving_with
 from webharness.action_result import ActionErrorKind
+from webharness.drift import drift_text
 from webharness.envs import WebEvalEnv
 from webharness.episode.hooks import EpisodeHooks
 from webharness.perturbations import (
@@ -26,7 +27,6 @@ from webharness.perturbations import (
     UnknownPerturbationError,
     parse_stack,
 )
-from webharness.perturbations.label_drift import drift_text
 from webharness.perturbations.paraphrase import param_values, reword
 from webharness.spec.task_spec import TaskSpec, instantiate
 from webharness.wrappers import perturb

@@ -32,7 +32,7 @@ _CRASHED = "webharness: the page crashed"
 _RAISE = object()
 
 
-async def counter_moved(
+async def counter_changed(
     read: Callable[[], int],
     before: int,
     moved: asyncio.Event,
@@ -208,7 +208,7 @@ class AgentWorld:
     async def next_document(self, since: int, deadline: float) -> bool:
         """Wait, up to ``deadline`` (``time.monotonic()``), for a document after the
         ``since``-th (``documents``), or for a crash; whether one came."""
-        return await counter_moved(
+        return await counter_changed(
             lambda: self.documents, since, self._new_document, deadline, lambda: self.crashed
         )
 

@@ -1,7 +1,7 @@
 """The one way out of a browser context: a forward proxy on 127.0.0.1 that checks every
 request against the episode's allowed origins.
 
-The context's routes (``episode/site.py``) see the requests a page makes, but not all of
+The context's routes (``browser/site.py``) see the requests a page makes, but not all of
 them: Chromium follows a redirect without asking the route again, and beacons sent while a
 page unloads, shared workers, speculative loads and WebRTC's TCP relays never reach it.
 Every one of those still leaves through the context's proxy, so this is where they are

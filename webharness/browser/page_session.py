@@ -28,14 +28,14 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
-from webharness.browser.agent_world import AgentWorld, counter_moved
+from webharness.browser.agent_world import AgentWorld, counter_changed
 from webharness.browser.egress import EgressProxy
 from webharness.browser.frame_worlds import FrameWorlds
 from webharness.browser.page_reuse import Leftovers
 from webharness.browser.page_scripts import page_agent_script, page_hooks_script
 from webharness.browser.ready import ReadyCondition, ready_payload, wait_until_ready
 from webharness.browser.script_loads import ScriptLoads
-from webharness.episode.site import SiteRouter
+from webharness.browser.site import SiteRouter
 
 # Chromium refuses a page's navigations to file://, chrome:// and data: URLs before any
 # request exists (routes never see them); its console message is the only trace left.
@@ -171,12 +171,12 @@ class PageSession:
         """Documents committed in the main frame (a page may navigate itself)."""
         return self.world.documents
 
-    async def _count_moved(
+    async def _count_changed(
         self, read: Callable[[], int], before: int, moved: asyncio.Event, deadline: float
     ) -> bool:
         """Wait, up to ``deadline``, for the counter ``read`` (woken by its event ``moved``)
         to leave ``before``, or for the page to crash; whether it left."""
-        return await counter_moved(read, before, moved, deadline, lambda: self.crashed)
+        return await counter_changed(read, before, moved, deadline, lambda: self.crashed)
 
     def _on_crash(self, _page: Page) -> None:
         self.crashed = True
@@ -299,7 +299,7 @@ class PageSession:
         return False, None
 
     async def _wait_for_new_document(self, loads_before: int, deadline: float) -> bool:
-        if await self._count_moved(lambda: self._loads, loads_before, self._loaded, deadline):
+        if await self._count_changed(lambda: self._loads, loads_before, self._loaded, deadline):
             return True
         if not self.crashed:
             # The navigation may have been cancelled (e.g. a blocked origin): carry on with

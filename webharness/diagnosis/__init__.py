@@ -1,7 +1,8 @@
 """Offline diagnosis of saved traces; imports nothing of the browser.
 
-``similarity`` (how alike two page states are), ``signatures`` (actions by meaning),
-``progress`` (when a golden state counts as reached), ``alignment`` (the run laid over
-its golden traces), ``decisive`` (the run's point of no return), ``failures`` (failure
-codes and root-cause stages), ``trace_rules`` (user checks over a trace) and ``scoring``
-(all of it for one trace)."""
+``similarity`` (how alike two page states are), ``progress`` (when a golden state counts
+as reached), ``alignment`` (the run laid over its golden traces), ``decisive`` (the run's
+point of no return), ``failures`` (failure codes and root-cause stages) and ``scoring``
+(all of it for one trace, with the task's trace rules)."""
+
+__all__: list[str] = []  # users import the modules themselves

@@ -2,7 +2,7 @@
 
 Pure functions over traces, no browser. States are compared by ``state_similarity``
 (``diagnosis.similarity``) and actions by their ``ActionSignature``
-(``diagnosis.signatures``). ``align`` pairs agent states with golden states one-to-one (a
+(``trace.signatures``). ``align`` pairs agent states with golden states one-to-one (a
 monotone alignment with gaps, so extra and skipped steps are explicit), judges progress
 by the rules of ``diagnosis.progress`` and scores fidelity with nDTW.
 
@@ -27,7 +27,6 @@ from webharness.diagnosis.progress import (
     reach_cut,
     reached_through,
 )
-from webharness.diagnosis.signatures import ActionSignature, action_signature
 from webharness.diagnosis.similarity import (
     COMPARED_FIELDS,
     DEFAULT_WEIGHTS,
@@ -39,6 +38,7 @@ from webharness.diagnosis.similarity import (
 )
 from webharness.semantic import SemanticLocator, SemanticState
 from webharness.trace.models import EpisodeTrace
+from webharness.trace.signatures import ActionSignature, action_signature
 
 __all__ = [
     "Alignment",

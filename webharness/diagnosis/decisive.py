@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from webharness.diagnosis.signatures import action_signature
 from webharness.diagnosis.similarity import StateFeatures
 from webharness.trace.models import EpisodeTrace
+from webharness.trace.signatures import action_signature
 
 __all__ = ["decisive_step", "on_course"]
 

@@ -8,21 +8,21 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from webharness.diagnosis.alignment import Alignment, align
-from webharness.diagnosis.failures import FailureAnnotation, annotate
-from webharness.diagnosis.trace_rules import RuleReport, evaluate_rules, load_rules
+from webharness.diagnosis.failures import FailureReport, annotate
 from webharness.errors import UnknownTaskError
 from webharness.reporting.records import EvalAttempt
 from webharness.spec.catalogue import get_task
 from webharness.spec.task_spec import TaskSpec
 from webharness.spec.templating import fill
 from webharness.trace.models import EpisodeTrace
+from webharness.trace.rules import RuleReport, evaluate_rules, load_rules
 
 
 class EpisodeScore(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     alignment: Alignment | None
-    failure: FailureAnnotation
+    failure: FailureReport
     rules: RuleReport | None = None  # the task's trace rules, per phase, when it has any
 
 

@@ -19,6 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
+from webharness.browser.backend import Backend
 from webharness.browser.page_session import (
     DEFAULT_TREE_LINES,
     NAVIGATION_EVENT_GRACE_S,
@@ -27,11 +28,10 @@ from webharness.browser.page_session import (
     Snapshot,
 )
 from webharness.browser.ready import wait_until_ready
-from webharness.episode.backend import Backend
+from webharness.browser.site import SiteEpisode
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
 from webharness.episode.setup import SetupRun, open_start_page, start_page_episode
-from webharness.episode.site import SiteEpisode
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import shared_assets_dir, task_dir
 from webharness.spec.criteria import CriteriaContext, criteria_errors, js_expressions

@@ -16,7 +16,7 @@ import numpy as np
 from playwright.async_api import Page
 from pydantic import BaseModel, ConfigDict
 
-from webharness.episode.site import HtmlTransform, RequestHook
+from webharness.browser.site import HtmlTransform, RequestHook
 from webharness.trace.models import TaskInstance
 
 AfterAction = Callable[[Page, int], Awaitable[None]]  # (page, step index) after the action ran

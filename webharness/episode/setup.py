@@ -18,8 +18,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from webharness import actions as A
 from webharness.browser.page_session import ObserveRequest, PageSession
+from webharness.browser.site import SETUP_PATH, SiteEpisode
 from webharness.episode.executor import ExecContext, execute
-from webharness.episode.site import SETUP_PATH, SiteEpisode
 from webharness.errors import SetupError
 from webharness.origins import origin_of
 from webharness.semantic import SemanticState

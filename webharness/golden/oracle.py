@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from webharness import actions as A
+from webharness.drift import DRIFTING_ROLES, drift_text
 from webharness.errors import TaskSpecError
-from webharness.perturbations.label_drift import DRIFTING_ROLES, drift_text
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import get_task
 from webharness.spec.steps import find_target, step_action

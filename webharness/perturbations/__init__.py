@@ -16,7 +16,7 @@ from webharness.errors import WebHarnessError, did_you_mean
 from webharness.perturbations.base import PerturbationContext, StepClock
 from webharness.perturbations.dom_replacement import dom_replacement
 from webharness.perturbations.id_randomization import id_randomization
-from webharness.perturbations.label_drift import drift_text, label_drift
+from webharness.perturbations.label_drift import label_drift
 from webharness.perturbations.latency import latency
 from webharness.perturbations.layout_shift import layout_shift
 from webharness.perturbations.paraphrase import paraphrase
@@ -113,7 +113,6 @@ __all__ = [
     "UnknownPerturbationError",
     "check_strength",
     "dom_replacement",
-    "drift_text",
     "id_randomization",
     "label_drift",
     "latency",

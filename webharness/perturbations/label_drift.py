@@ -5,17 +5,16 @@ synonyms (seeded); the mapping is applied, whole words, case kept, in one pass, 
 text, ``aria-label`` and submit-input value of every element whose role is button or
 link, on every page and to whatever the page adds later. Names the task's success
 criteria rely on are left alone. Logged at step 0: the mapping.
-:func:`drift_text` is the same replacement in Python (the oracle resolves names with it).
+The replacement itself is :func:`webharness.drift.drift_text`, which the oracle shares.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from webharness.drift import DRIFTING_ROLES
 from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.perturbations.base import PerturbationContext, init_script, record
 from webharness.spec.templating import fill
@@ -49,24 +48,6 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "View": ("Show",),
     "Compose": ("Write",),
 }
-DRIFTING_ROLES = frozenset({"button", "link"})
-
-
-def drift_text(text: str, mapping: Mapping[str, str]) -> str:
-    """``text`` with every mapped word replaced, as the page does it."""
-    if not mapping:
-        return text
-    lowered = {k.lower(): v for k, v in mapping.items()}
-    words = "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![A-Za-z])({words})(?![A-Za-z])", re.IGNORECASE)
-    return pattern.sub(lambda m: _match_case(m.group(0), lowered[m.group(0).lower()]), text)
-
-
-def _match_case(found: str, target: str) -> str:
-    if len(found) > 1 and found == found.upper():
-        return target.upper()
-    first = target[0].upper() if found[0] == found[0].upper() else target[0].lower()
-    return first + target[1:]
 
 
 def label_drift(strength: float, ctx: PerturbationContext) -> HookFactory:

@@ -15,18 +15,13 @@ Modules: ``config`` (what to run), ``jobs`` (the episodes it expands into),
 """
 
 from webharness.runner.agent_specs import check_agent
-from webharness.runner.config import (
-    ConfigError,
-    RunConfig,
-    RunError,
-    check_stack,
-    match_tasks,
-    parse_seeds,
-)
+from webharness.runner.config import RunConfig, check_stack
 from webharness.runner.jobs import EpisodeJob, expand_jobs
 from webharness.runner.pool import job_chunks, prepare_run, run_jobs
 from webharness.runner.rescore import episode_view, report_run, rescore, score_run
 from webharness.runner.run_folder import RunFolder
+from webharness.runner.seeds import parse_seeds
+from webharness.runner.task_selection import match_tasks
 from webharness.runner.worker import (
     Worker,
     apply_perturbations,
@@ -37,10 +32,8 @@ from webharness.runner.worker import (
 )
 
 __all__ = [
-    "ConfigError",
     "EpisodeJob",
     "RunConfig",
-    "RunError",
     "RunFolder",
     "Worker",
     "apply_perturbations",

@@ -12,9 +12,15 @@ import importlib
 import inspect
 from typing import Any
 
-from webharness.errors import AgentUnavailableError, WebHarnessError, did_you_mean
+from webharness.agents.base import BUILTIN_AGENTS, accepted_options, load_agent
+from webharness.agents.specs import (
+    PRICE_OPTIONS,
+    AgentSpecError,
+    agent_identity,
+    parse_agent_spec,
+)
+from webharness.errors import AgentUnavailableError, ConfigError, WebHarnessError, did_you_mean
 from webharness.reporting.costs import Price, PriceTable
-from webharness.runner.config import ConfigError
 
 AGENT_HELP = "oracle, heuristic, random, llm, or 'package.module:ClassName'"
 
@@ -28,8 +34,6 @@ def check_agent(spec: str) -> str:
         ConfigError: a malformed spec, an unknown name, a module that cannot be imported,
             an object that is not an agent class, or an option the agent does not take.
     """
-    from webharness.agents.specs import AgentSpecError, parse_agent_spec
-
     try:
         parsed = parse_agent_spec(spec)
     except AgentSpecError as exc:
@@ -47,9 +51,6 @@ def check_run_options(agents: list[str], options: dict[str, Any]) -> None:
     Raises:
         ConfigError: ``agent_options`` with a key no agent of the run takes.
     """
-    from webharness.agents import accepted_options
-    from webharness.agents.specs import PRICE_OPTIONS, parse_agent_spec
-
     _price_of("agent options", options)
     names = [parse_agent_spec(a).name for a in agents]
     takes = {name: accepted_options(name) for name in names}
@@ -71,8 +72,6 @@ def check_run_options(agents: list[str], options: dict[str, Any]) -> None:
 def price_table(agents: list[str], options: dict[str, Any], models: dict[str, Price]) -> PriceTable:
     """The run's prices: ``models`` (``--prices``), and each agent's own, from its spec's
     price options or else the run's."""
-    from webharness.agents.specs import parse_agent_spec
-
     table = PriceTable(models=models)
     for spec in agents:
         parsed = parse_agent_spec(spec)
@@ -90,9 +89,6 @@ def agent_identities(agents: list[str], options: dict[str, Any]) -> dict[str, di
         ConfigError: an option value the agent refuses (out of range, the wrong type).
         AgentUnavailableError: the agent cannot act at all (an LLM without a key).
     """
-    from webharness.agents import load_agent
-    from webharness.agents.specs import agent_identity, parse_agent_spec
-
     identities = {}
     for spec in agents:
         label = parse_agent_spec(spec).label
@@ -110,17 +106,12 @@ def agent_identities(agents: list[str], options: dict[str, Any]) -> dict[str, di
 def made_with(spec: str, run_options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The agent's name and the options it is made with: its spec's own over the run's
     options that it takes (``log_prompts`` means nothing to the oracle)."""
-    from webharness.agents import accepted_options
-    from webharness.agents.specs import parse_agent_spec
-
     parsed = parse_agent_spec(spec)
     return parsed.name, parsed.options_for_run(run_options, accepted_options(parsed.name))
 
 
 def _check_name(name: str) -> frozenset[str] | None:
     """The options the agent takes (None: any), if ``name`` is an agent."""
-    from webharness.agents.base import BUILTIN_AGENTS, accepted_options
-
     if name not in BUILTIN_AGENTS and ":" not in name:
         hint = did_you_mean(name, BUILTIN_AGENTS)
         raise ConfigError("agents", name, f"no agent called {name!r}.{hint} Use {AGENT_HELP}")
@@ -149,8 +140,6 @@ def _check_name(name: str) -> frozenset[str] | None:
 def _check_key(spec: str, name: str, key: str, accepted: frozenset[str] | None) -> None:
     if accepted is None or key in accepted:
         return
-    from webharness.agents.specs import PRICE_OPTIONS
-
     takes = _shown(accepted | set(PRICE_OPTIONS))
     raise ConfigError(
         "agents",
@@ -162,8 +151,6 @@ def _check_key(spec: str, name: str, key: str, accepted: frozenset[str] | None) 
 
 def _price_of(where: str, options: dict[str, Any]) -> Price | None:
     """The price the options give (both price options), None when they give none."""
-    from webharness.agents.specs import PRICE_OPTIONS
-
     given = [k for k in PRICE_OPTIONS if k in options]
     if not given:
         return None

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import fnmatch
 import math
-import re
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -18,36 +16,21 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from webharness.errors import WebHarnessError, did_you_mean
+from webharness.agents.specs import parse_agent_spec
+from webharness.errors import ConfigError
 from webharness.golden.cache import default_cache_dir
 from webharness.reporting.costs import Price, PriceTable
 from webharness.reporting.splits import Split
+from webharness.runner.agent_specs import AGENT_HELP, check_agent, check_run_options, price_table
+from webharness.runner.seeds import MAX_SEEDS, TOO_MANY_SEEDS, no_repeats
+from webharness.runner.splits import check_splits, parse_split
+from webharness.runner.task_selection import NO_TASKS, resolve_tasks
 from webharness.spec.task_folders import TaskFolder
 from webharness.trace.frames import DEFAULT_FRAMES, FrameCodec
 
-# A run of more seeds than this is a typo (0-99999999), not an evaluation; its job list
-# alone would not fit in memory.
-MAX_SEEDS = 100_000
 MAX_TRIALS = 1_000
 MAX_EPISODES = 1_000_000
 DEFAULT_STRENGTH = 0.5  # of a perturbation stack written without "@strength"
-NO_TASKS = (
-    "name at least one task: an env id, a name or a pattern (WebEval/form-v0, form, "
-    "WebEval/*), or a task folder (./myapp)"
-)
-
-
-class RunError(WebHarnessError, RuntimeError):
-    """A run that cannot start or go on (bad patterns, a run folder in use, a full disk...)."""
-
-
-class ConfigError(RunError, ValueError):
-    """A value of a run's configuration that cannot work: names the field, the value and
-    what is allowed (``field``, ``value`` and ``problem`` are kept for the CLI's message)."""
-
-    def __init__(self, field: str, value: object, problem: str) -> None:
-        self.field, self.value, self.problem = field, value, problem
-        super().__init__(f"{field}={value!r}: {problem}")
 
 
 class RunConfig(BaseModel):
@@ -106,27 +89,20 @@ class RunConfig(BaseModel):
     @field_validator("agents")
     @classmethod
     def _agents(cls, agents: list[str]) -> list[str]:
-        from webharness.agents.specs import parse_agent_spec
-        from webharness.runner.agent_specs import AGENT_HELP, check_agent
-
         if not agents:
             raise ConfigError("agents", agents, f"name at least one agent: {AGENT_HELP}")
         specs = [check_agent(agent) for agent in agents]  # as read back: llm[model=a]
-        _no_repeats("agents", [parse_agent_spec(spec).label for spec in specs])
+        no_repeats("agents", [parse_agent_spec(spec).label for spec in specs])
         return specs
 
     @model_validator(mode="after")
     def _agent_options(self) -> Self:
-        from webharness.runner.agent_specs import check_run_options
-
         check_run_options(self.agents, self.agent_options)
         return self
 
     def price_table(self) -> PriceTable:
         """The prices the run's costs are computed with: ``prices`` by model, and each
         agent's own (``price_prompt``/``price_completion`` in its spec or ``agent_options``)."""
-        from webharness.runner.agent_specs import price_table
-
         return price_table(self.agents, self.agent_options, self.prices)
 
     @field_validator("tasks")
@@ -138,8 +114,6 @@ class RunConfig(BaseModel):
 
     @model_validator(mode="after")
     def _task_folders(self) -> Self:
-        from webharness.runner.task_selection import resolve_tasks
-
         self.tasks, self.task_folders = resolve_tasks(self.tasks, self.task_folders)
         return self
 
@@ -147,7 +121,7 @@ class RunConfig(BaseModel):
     @classmethod
     def _seeds(cls, seeds: list[int]) -> list[int]:
         if len(seeds) > MAX_SEEDS:
-            raise ConfigError("seeds", f"{len(seeds):,} seeds", _TOO_MANY_SEEDS)
+            raise ConfigError("seeds", f"{len(seeds):,} seeds", TOO_MANY_SEEDS)
         return _listed("seeds", seeds, "name at least one seed, e.g. 0-4 or 0,3,7", _check_seed)
 
     @field_validator("perturbations")
@@ -175,23 +149,17 @@ class RunConfig(BaseModel):
     @field_validator("splits", mode="before")
     @classmethod
     def _parse_splits(cls, splits: Any) -> Any:
-        from webharness.runner.splits import parse_split
-
         if isinstance(splits, list):  # anything else: pydantic says what is wrong
             splits = [parse_split(s) if isinstance(s, str) else s for s in splits]
         return splits
 
     @model_validator(mode="after")
     def _splits(self) -> Self:
-        from webharness.runner.splits import check_splits
-
         self.splits = check_splits(self.splits, self.seeds, self.tasks)
         return self
 
 
 _T = TypeVar("_T")
-_TOO_MANY_SEEDS = f"at most {MAX_SEEDS:,} seeds per run; split a larger sweep into runs"
-_SEEDS_SYNTAX = "write a range 0-4, a list 0,3,7 or both 0-4,9 (whole numbers of 0 or more)"
 
 
 def _count(field: str, value: int, most: int | None = None) -> int:
@@ -205,7 +173,7 @@ def _listed(field: str, values: list[_T], empty: str, check: Callable[[_T], obje
     """``values`` if there is at least one, none twice, and ``check`` passes each."""
     if not values:
         raise ConfigError(field, values, empty)
-    _no_repeats(field, values)
+    no_repeats(field, values)
     for value in values:
         check(value)
     return values
@@ -215,46 +183,6 @@ def _check_seed(seed: int) -> int:
     if seed < 0:
         raise ConfigError("seeds", seed, f"{seed} is not a seed: use whole numbers of 0 or more")
     return seed
-
-
-def _no_repeats(field: str, values: list[Any]) -> None:
-    seen: set[Any] = set()
-    for value in values:
-        if value in seen:
-            raise ConfigError(field, value, f"{value!r} is listed twice; each may appear once")
-        seen.add(value)
-
-
-def parse_seeds(text: str) -> list[int]:
-    """Seeds written as a range, a list, or both: ``"0-4"``, ``"0,3,7"``, ``"0-4,9"``.
-
-    Raises:
-        ConfigError: naming the text: no seeds, a part that is not a seed or a range, an
-            empty range (``5-1``), a seed listed twice, or more than ``MAX_SEEDS``.
-
-    Example:
-        >>> parse_seeds("0-2,7")
-        [0, 1, 2, 7]
-    """
-    if not text.strip():
-        raise ConfigError("seeds", text, f"no seeds given: {_SEEDS_SYNTAX}")
-    ranges: list[tuple[int, int]] = []
-    for part in (p.strip() for p in text.split(",")):
-        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
-        if match is None:
-            raise ConfigError("seeds", text, f"{part!r} is not a seed or a range: {_SEEDS_SYNTAX}")
-        low = int(match.group(1))
-        high = int(match.group(2)) if match.group(2) is not None else low
-        if high < low:
-            raise ConfigError(
-                "seeds", text, f"the range {part!r} is empty: write low-high with low <= high"
-            )
-        ranges.append((low, high))
-    if sum(high - low + 1 for low, high in ranges) > MAX_SEEDS:
-        raise ConfigError("seeds", text, _TOO_MANY_SEEDS)
-    seeds = [seed for low, high in ranges for seed in range(low, high + 1)]
-    _no_repeats("seeds", seeds)
-    return seeds
 
 
 def check_stack(stack: str) -> tuple[list[tuple[str, float]], float]:
@@ -298,42 +226,3 @@ def _stack_strength(stack: str, written: str) -> float:
             f"the strength after '@' in {stack!r} must be a number from 0 to 1, not {written!r}",
         )
     return strength
-
-
-def _matches(env_id: str, pattern: str) -> bool:
-    """``pattern`` names ``env_id``. A pack's task (a dot in its name, ``miniwob.x``) is
-    matched only by a pattern with a dot, as a shell's ``*`` skips dotfiles: ``WebEval/*``
-    stays the built-in scenarios, ``WebEval/miniwob.*`` is the MiniWoB++ pack."""
-    if "." in env_id.partition("/")[2] and "." not in pattern.partition("/")[2]:
-        return False
-    return fnmatch.fnmatch(env_id, pattern) or fnmatch.fnmatch(env_id, f"{pattern}-v0")
-
-
-def match_tasks(patterns: list[str]) -> list[str]:
-    """Registered env ids matching the patterns (``WebEval/*``, ``form``, ``WebEval/form-v0``,
-    ``MyApp/*`` for a folder registered under ``MyApp``).
-
-    Raises:
-        ConfigError: a pattern matches no registered id (the message suggests the closest).
-
-    Example:
-        >>> match_tasks(["WebEval/form*"])
-        ['WebEval/form-v0']
-    """
-    import webharness  # noqa: F401  (registers the built-in ids)
-    from webharness.envs import registered_ids
-
-    known = registered_ids()
-    matched: list[str] = []
-    for pattern in patterns:
-        full = pattern if "/" in pattern else f"WebEval/{pattern}"
-        hits = [i for i in known if _matches(i, full)]
-        if not hits:
-            raise ConfigError(
-                "tasks",
-                pattern,
-                f"no task matches {pattern!r}.{did_you_mean(full, known)} "
-                f"Known: {', '.join(known)}",
-            )
-        matched.extend(h for h in hits if h not in matched)
-    return matched

@@ -7,8 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webharness.errors import RunError
 from webharness.reporting.records import AttemptKey
-from webharness.runner.config import MAX_EPISODES, RunConfig, RunError, match_tasks
+from webharness.runner.config import MAX_EPISODES, RunConfig
+from webharness.runner.task_selection import match_tasks
 from webharness.spec.task_folders import TaskFolder
 from webharness.trace.frames import DEFAULT_FRAMES
 

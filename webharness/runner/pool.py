@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from webharness.errors import RunError
 from webharness.reporting.records import EvalAttempt
-from webharness.runner.config import RunConfig, RunError
+from webharness.runner.config import RunConfig
 from webharness.runner.jobs import EpisodeJob, expand_jobs
 from webharness.runner.run_folder import RunFolder
 from webharness.runner.worker import Worker, run_job, start_worker, stop_worker

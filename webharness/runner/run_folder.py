@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webharness.agents.specs import identity_changes
+from webharness.errors import RunError
 from webharness.reporting.costs import PriceTable
 from webharness.reporting.records import AttemptKey, EvalAttempt, append_attempt, read_attempts
 from webharness.reporting.splits import Split
-from webharness.runner.config import RunConfig, RunError
+from webharness.runner.config import RunConfig
 from webharness.runner.jobs import EpisodeJob
 from webharness.trace.io import TraceError, load_traces_in
 from webharness.trace.models import EpisodeTrace

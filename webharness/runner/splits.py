@@ -23,9 +23,10 @@ from collections.abc import Iterable
 
 from pydantic import ValidationError
 
-from webharness.errors import did_you_mean
+from webharness.errors import ConfigError, did_you_mean
 from webharness.reporting.splits import NAME_PATTERN, Split, seed_ranges
-from webharness.runner.config import ConfigError, match_tasks, parse_seeds
+from webharness.runner.seeds import parse_seeds
+from webharness.runner.task_selection import match_tasks
 
 SPLIT_HELP = (
     "a named part of the run for the report's generalisation view (repeatable): NAME=SEEDS "

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from webharness.diagnosis.scoring import attempt_record, score_trace
-from webharness.errors import UnknownTaskError
+from webharness.errors import RunError, UnknownTaskError
 from webharness.reporting.records import EvalAttempt
-from webharness.runner.config import RunError
 from webharness.runner.run_folder import RunFolder
 from webharness.spec.catalogue import get_task
 from webharness.spec.task_spec import TaskSpec

@@ -22,11 +22,10 @@ import gymnasium as gym
 
 from webharness.browser.shared import keep_browser
 from webharness.diagnosis.scoring import attempt_record, score_trace
-from webharness.errors import AgentUnavailableError, WebHarnessError
+from webharness.errors import AgentUnavailableError, RunError, WebHarnessError
 from webharness.golden.cache import GoldenCache, golden_key, link_tree
 from webharness.golden.play import golden_traces, play_episode, sound_entry, warn_if_spoiled
 from webharness.reporting.records import EvalAttempt
-from webharness.runner.config import RunError
 from webharness.runner.jobs import EpisodeJob
 from webharness.runner.run_folder import RunFolder
 from webharness.trace.frames import FrameCodec

@@ -1,6 +1,6 @@
 """What ``task.yaml`` declares of a scenario's backend: its collections, their fields with
 the server-side validation rules, seed rows, and match rules between collections.
-``webharness.episode.backend`` serves them."""
+``webharness.browser.backend`` serves them."""
 
 from __future__ import annotations
 

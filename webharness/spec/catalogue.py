@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
@@ -32,12 +33,28 @@ def task_names() -> list[str]:
     return sorted(p.parent.name for p in tasks_root().glob("*/task.yaml"))
 
 
+class Pack(NamedTuple):
+    """A built-in pack of generated tasks (``webharness/miniwob``): ``names()`` lists its
+    tasks (``miniwob.click-button``), ``spec(name)`` makes one's spec."""
+
+    names: Callable[[], list[str]]
+    spec: Callable[[str], TaskSpec]
+
+
+_PACKS: list[Pack] = []
+
+
+def add_pack(pack: Pack) -> None:
+    """Put a built-in pack's tasks in the catalogue as ``WebEval/<name>-v0`` (once; the env
+    layer adds MiniWoB++'s before it registers the envs)."""
+    if pack not in _PACKS:
+        _PACKS.append(pack)
+
+
 def pack_task_names() -> list[str]:
     """Names of the built-in packs' tasks (``miniwob.click-button``): specs generated from an
-    installed library's own pages (``webharness/miniwob``); none when it is not installed."""
-    from webharness.miniwob.specs import pack_names  # reads the library's page list once
-
-    return pack_names()
+    installed library's own pages; none when it is not installed."""
+    return [name for pack in _PACKS for name in pack.names()]
 
 
 def task_dir(name: str) -> Path:
@@ -84,10 +101,9 @@ def get_task(name: str) -> TaskSpec:
     bare = rest.removesuffix("-v0")
     if namespace == BUILTIN_NAMESPACE and bare in task_names():
         return _builtin(bare)
-    if namespace == BUILTIN_NAMESPACE and bare in pack_task_names():
-        from webharness.miniwob.specs import pack_spec
-
-        return pack_spec(bare)
+    for pack in _PACKS if namespace == BUILTIN_NAMESPACE else []:
+        if bare in pack.names():
+            return pack.spec(bare)
     with _LOCK:
         known = task_names() + pack_task_names() + sorted(_REGISTERED)
     raise UnknownTaskError(name, known)

@@ -15,6 +15,7 @@ from webharness.spec.js_syntax import js_syntax_error
 from webharness.spec.params import PoolParam, SampleParam
 from webharness.spec.setup_spec import check_setup
 from webharness.spec.templating import indexed, placeholders
+from webharness.trace.rules import load_rules
 
 if TYPE_CHECKING:
     from webharness.spec.task_spec import TaskSpec
@@ -48,8 +49,6 @@ def check_consistency(file: str, spec: TaskSpec) -> None:
         if problem is not None:
             raise TaskSpecError(file, field, source, f"not valid JavaScript: {problem}")
     check_setup(file, spec.setup, spec.origin, spec.external, spec.allowed_origins)
-    from webharness.diagnosis.trace_rules import load_rules  # it imports TaskSpecError
-
     load_rules(spec.trace_rules, source=file)
     _check_site(file, spec)
 

@@ -25,6 +25,7 @@ from pydantic import (
 from typing_extensions import Self
 
 from webharness.errors import TaskSpecError
+from webharness.origins import origin_of
 from webharness.spec.backend_spec import BackendSpec
 from webharness.spec.checks import SPEC_CONFIG, check_http_url, check_origin, spec_error
 from webharness.spec.criteria import Criterion
@@ -189,7 +190,7 @@ class TaskSpec(BaseModel):
 
     @property
     def origin(self) -> str:
-        return _origin(self.start_url) if self.start_url else SITE_ORIGIN
+        return origin_of(self.start_url) if self.start_url else SITE_ORIGIN
 
     @property
     def uses_scopes(self) -> bool:
@@ -256,8 +257,3 @@ def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> I
     # Both parts are validated already; validating them again would run the spec's checks
     # (meant for the file as written) on every reset.
     return InstantiatedTask.model_construct(spec=filled, instance=instance)
-
-
-def _origin(url: str) -> str:
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('/')[0]}"

@@ -12,8 +12,9 @@ True
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from webharness import _lazy
 
 if TYPE_CHECKING:
     from webharness.testing.fault_agent import (
@@ -37,25 +38,6 @@ if TYPE_CHECKING:
         expected_verdict,
         multi_path_scenarios,
     )
-
-_HOMES = {
-    "fault_agent": ("Fault", "FaultContext", "FaultSetupError", "FaultyAgent", "Planned"),
-    "faults": ("FAULTS", "bad_value", "bad_value_fault"),
-    "live": ("LiveStack", "live_agrees", "play_live"),
-    "matrix": ("matrix_markdown", "summary_figures"),
-    "suite": (
-        "SEED",
-        "Bench",
-        "Case",
-        "CaseAgent",
-        "CaseResult",
-        "Verdict",
-        "all_cases",
-        "expected_verdict",
-        "multi_path_scenarios",
-    ),
-}
-_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "FAULTS",
@@ -82,15 +64,29 @@ __all__ = [
     "summary_figures",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'webharness.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"webharness.testing.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = _lazy.lazy_names(
+    __name__,
+    {
+        "webharness.testing.fault_agent": (
+            "Fault",
+            "FaultContext",
+            "FaultSetupError",
+            "FaultyAgent",
+            "Planned",
+        ),
+        "webharness.testing.faults": ("FAULTS", "bad_value", "bad_value_fault"),
+        "webharness.testing.live": ("LiveStack", "live_agrees", "play_live"),
+        "webharness.testing.matrix": ("matrix_markdown", "summary_figures"),
+        "webharness.testing.suite": (
+            "SEED",
+            "Bench",
+            "Case",
+            "CaseAgent",
+            "CaseResult",
+            "Verdict",
+            "all_cases",
+            "expected_verdict",
+            "multi_path_scenarios",
+        ),
+    },
+)

@@ -21,7 +21,7 @@ from typing import Any
 import gymnasium as gym
 
 from webharness.actions import ActionKind, parse_action
-from webharness.diagnosis.failures import FailureCode, RootCauseStage
+from webharness.diagnosis.failures import FailureCode, Stage
 from webharness.episode.hooks import HookFactory
 from webharness.golden.oracle import OracleAgent, resolve_step
 from webharness.semantic import SemanticState
@@ -86,7 +86,7 @@ class Fault:
 
     name: str
     code: FailureCode | None  # None: the run must pass (a recovered fault)
-    stage: RootCauseStage | None
+    stage: Stage | None
     plan: Callable[[FaultContext], list[Planned]]
     then: str = "stop"  # "stop": done(); "oracle": the oracle plays on; "noop": until truncated
     replaces: bool = False  # with then="oracle": the oracle skips the golden step replaced

@@ -16,7 +16,7 @@ from typing import Any
 
 from webharness.actions import ActionKind, parse_action
 from webharness.diagnosis.failures import FailureCode as C
-from webharness.diagnosis.failures import RootCauseStage as S
+from webharness.diagnosis.failures import Stage as S
 from webharness.golden.oracle import resolve_step
 from webharness.semantic import SemanticState
 from webharness.testing.detours import detour

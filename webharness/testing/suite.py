@@ -19,7 +19,7 @@ import gymnasium as gym
 
 import webharness
 from webharness.diagnosis.alignment import Alignment
-from webharness.diagnosis.failures import FailureAnnotation, FailureCode, RootCauseStage
+from webharness.diagnosis.failures import FailureCode, FailureReport, Stage
 from webharness.diagnosis.scoring import score_trace
 from webharness.golden.cached import DEFAULT_CACHE, CacheChoice, CachedGoldens
 from webharness.golden.play import play_episode
@@ -183,12 +183,12 @@ class Verdict:
 
     code: FailureCode | None
     step: int | None
-    stage: RootCauseStage | None
+    stage: Stage | None
     false_success: bool
     not_executable: bool
 
     @classmethod
-    def of(cls, failure: FailureAnnotation) -> Verdict:
+    def of(cls, failure: FailureReport) -> Verdict:
         """The verdict of an annotation."""
         return cls(
             failure.code, failure.step, failure.stage, failure.false_success, failure.not_executable
@@ -202,7 +202,7 @@ class CaseResult:
     case: Case
     expected: Verdict
     annotated: Verdict
-    failure: FailureAnnotation
+    failure: FailureReport
     alignment: Alignment | None
     trace: EpisodeTrace
     fault_step: int | None

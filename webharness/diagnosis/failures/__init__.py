@@ -1,7 +1,7 @@
 """Failure codes: why an episode failed, at which step, and at which stage of the agent.
 
 ``annotate`` reads a saved ``EpisodeTrace`` offline (no browser) and returns a
-``FailureAnnotation``: one primary ``FailureCode`` with its step and root-cause stage,
+``FailureReport``: one primary ``FailureCode`` with its step and root-cause stage,
 the false-success / false-give-up / not-executable flags, and a ``StepFailure`` note for
 every failed or ineffective step, each with its ``Evidence``. Every rule is a table or a
 small check; ``docs/failure-codes.md`` gives the same definitions and the reason for each
@@ -15,7 +15,7 @@ shows), ``steps`` (a step as the checks read it), ``step_checks`` and ``episode_
 from webharness.diagnosis.failures.annotate import (
     AlignmentLike,
     Decision,
-    FailureAnnotation,
+    FailureReport,
     annotate,
 )
 from webharness.diagnosis.failures.codes import (
@@ -24,7 +24,6 @@ from webharness.diagnosis.failures.codes import (
     STAGE_REFINEMENTS,
     STAGE_RULES,
     FailureCode,
-    RootCauseStage,
     Stage,
     StageRefinement,
     root_cause_stage,
@@ -42,11 +41,10 @@ __all__ = [
     "Decision",
     "ElementRef",
     "Evidence",
-    "FailureAnnotation",
+    "FailureReport",
     "FailureCode",
     "InvalidField",
     "PageSnapshot",
-    "RootCauseStage",
     "Stage",
     "StageRefinement",
     "StepFailure",

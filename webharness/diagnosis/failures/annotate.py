@@ -1,4 +1,4 @@
-"""Choosing the primary failure of an episode: ``annotate``, and the ``FailureAnnotation``
+"""Choosing the primary failure of an episode: ``annotate``, and the ``FailureReport``
 it returns.
 
 >>> from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from webharness.actions import ActionKind
-from webharness.diagnosis.failures.codes import FailureCode, RootCauseStage, root_cause_stage
+from webharness.diagnosis.failures.codes import FailureCode, Stage, root_cause_stage
 from webharness.diagnosis.failures.episode_checks import CLAIMING_ENDS, episode_failures
 from webharness.diagnosis.failures.evidence import Evidence
 from webharness.diagnosis.failures.notes import StepFailure, note, sort_notes
@@ -29,7 +29,7 @@ from webharness.diagnosis.failures.steps import TraceStep, acting_steps, kind_of
 from webharness.semantic import SemanticState
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, StepRecord
 
-__all__ = ["AlignmentLike", "Decision", "FailureAnnotation", "annotate"]
+__all__ = ["AlignmentLike", "Decision", "FailureReport", "annotate"]
 
 
 class Decision(str, Enum):
@@ -64,7 +64,7 @@ class AlignmentLike(Protocol):
     def extra_steps(self) -> Sequence[int]: ...
 
 
-class FailureAnnotation(BaseModel):
+class FailureReport(BaseModel):
     """The diagnosis of one episode: primary code, step, stage, flags and step notes."""
 
     model_config = ConfigDict(extra="forbid")
@@ -72,7 +72,7 @@ class FailureAnnotation(BaseModel):
     passed: bool
     code: FailureCode | None = None  # None when passed
     step: int | None = None
-    stage: RootCauseStage | None = None
+    stage: Stage | None = None
     message: str = ""
     evidence: Evidence = Field(default_factory=Evidence)
     false_success: bool = False  # ended with done()/send_msg_to_user, criteria unmet
@@ -90,7 +90,7 @@ class FailureAnnotation(BaseModel):
 
 def annotate(
     trace: EpisodeTrace, alignment: AlignmentLike | None = None, feasible: bool = True
-) -> FailureAnnotation:
+) -> FailureReport:
     """Diagnose one episode: the primary failure code, its step and stage, and step notes.
 
     Args:
@@ -101,7 +101,7 @@ def annotate(
             sets ``false_give_up``.
 
     Returns:
-        A ``FailureAnnotation``; ``code`` is None when the episode passed. Its evidence is
+        A ``FailureReport``; ``code`` is None when the episode passed. Its evidence is
         the primary note's, with the episode's end, the alignment summary and the
         requests the harness blocked.
     """
@@ -111,7 +111,7 @@ def annotate(
     notes = step_failures(trace)
     blocked = _blocked_requests(trace)
     if end.success and not end.not_executable:
-        return FailureAnnotation(
+        return FailureReport(
             passed=True,
             message="passed",
             evidence=Evidence(blocked_requests=blocked),
@@ -122,7 +122,7 @@ def annotate(
     notes = sort_notes(notes + episode_failures(trace, end))
     primary, decided_by, others = _choose(trace, end, notes, alignment)
     episode = {"ended_by": end.ended_by, "end_error": end.error, "blocked_requests": blocked}
-    return FailureAnnotation(
+    return FailureReport(
         passed=False,
         code=primary.code,
         step=primary.step,

@@ -19,7 +19,6 @@ __all__ = [
     "STAGE_REFINEMENTS",
     "STAGE_RULES",
     "FailureCode",
-    "RootCauseStage",
     "Stage",
     "StageRefinement",
     "root_cause_stage",
@@ -47,7 +46,7 @@ class FailureCode(str, Enum):
         return DEFINITIONS[self]
 
 
-class RootCauseStage(str, Enum):
+class Stage(str, Enum):
     """The stage of the agent's perceive → understand → decide → act loop that failed."""
 
     PERCEPTION = "perception"
@@ -57,7 +56,6 @@ class RootCauseStage(str, Enum):
     ENVIRONMENT = "environment"  # not the agent: the harness or the browser
 
 
-Stage = RootCauseStage  # the short name of the public API
 DEFINITIONS: dict[FailureCode, str] = {
     FailureCode.MODEL_PROTOCOL: (
         "The agent's output could not be parsed as an action (UNPARSEABLE)."
@@ -137,18 +135,18 @@ ERROR_CODES: dict[ActionErrorKind, FailureCode] = {
 }
 
 # Base stage per code; the reasons are in docs/failure-codes.md.
-STAGE_RULES: dict[FailureCode, RootCauseStage] = {
-    FailureCode.MODEL_PROTOCOL: RootCauseStage.EXECUTION,
-    FailureCode.OBSERVATION_MISS: RootCauseStage.PERCEPTION,
-    FailureCode.STALE_INDEX: RootCauseStage.PERCEPTION,
-    FailureCode.ACTION_NO_EFFECT: RootCauseStage.EXECUTION,
-    FailureCode.UNSUPPORTED_CONTROL: RootCauseStage.EXECUTION,
-    FailureCode.VALIDATION_ERROR: RootCauseStage.UNDERSTANDING,
-    FailureCode.WAITING_TIMEOUT: RootCauseStage.PERCEPTION,
-    FailureCode.USER_INPUT_REQUIRED: RootCauseStage.DECISION,
-    FailureCode.REPEATED_ACTION: RootCauseStage.DECISION,
-    FailureCode.TASK_INCOMPLETE: RootCauseStage.DECISION,
-    FailureCode.RUNTIME_ERROR: RootCauseStage.ENVIRONMENT,
+STAGE_RULES: dict[FailureCode, Stage] = {
+    FailureCode.MODEL_PROTOCOL: Stage.EXECUTION,
+    FailureCode.OBSERVATION_MISS: Stage.PERCEPTION,
+    FailureCode.STALE_INDEX: Stage.PERCEPTION,
+    FailureCode.ACTION_NO_EFFECT: Stage.EXECUTION,
+    FailureCode.UNSUPPORTED_CONTROL: Stage.EXECUTION,
+    FailureCode.VALIDATION_ERROR: Stage.UNDERSTANDING,
+    FailureCode.WAITING_TIMEOUT: Stage.PERCEPTION,
+    FailureCode.USER_INPUT_REQUIRED: Stage.DECISION,
+    FailureCode.REPEATED_ACTION: Stage.DECISION,
+    FailureCode.TASK_INCOMPLETE: Stage.DECISION,
+    FailureCode.RUNTIME_ERROR: Stage.ENVIRONMENT,
 }
 
 
@@ -158,32 +156,28 @@ class StageRefinement(NamedTuple):
     code: FailureCode
     key: str  # an Evidence field
     value: Any
-    stage: RootCauseStage
+    stage: Stage
 
 
 # Evidence that moves a code off its base stage; first match wins.
 STAGE_REFINEMENTS: tuple[StageRefinement, ...] = (
     # The observation showed the control disabled: the agent missed it, the click was fine.
-    StageRefinement(
-        FailureCode.ACTION_NO_EFFECT, "target_disabled", True, RootCauseStage.PERCEPTION
-    ),
+    StageRefinement(FailureCode.ACTION_NO_EFFECT, "target_disabled", True, Stage.PERCEPTION),
     # The ref named a heading, a text or a cell, which the observation showed as no control.
-    StageRefinement(
-        FailureCode.ACTION_NO_EFFECT, "target_interactive", False, RootCauseStage.PERCEPTION
-    ),
+    StageRefinement(FailureCode.ACTION_NO_EFFECT, "target_interactive", False, Stage.PERCEPTION),
     # Leaving the task's site is a choice, not a clumsy click.
     StageRefinement(
         FailureCode.ACTION_NO_EFFECT,
         "error",
         ActionErrorKind.NAVIGATION_BLOCKED.value,
-        RootCauseStage.DECISION,
+        Stage.DECISION,
     ),
 )
 
 
 def root_cause_stage(
     code: FailureCode, evidence: Evidence | Mapping[str, Any] | None = None
-) -> RootCauseStage:
+) -> Stage:
     """The stage a failure belongs to: ``STAGE_RULES`` unless a ``STAGE_REFINEMENTS`` row matches.
 
     Args:
@@ -194,7 +188,7 @@ def root_cause_stage(
         The stage.
 
     >>> root_cause_stage(FailureCode.ACTION_NO_EFFECT, {"target_disabled": True})
-    <RootCauseStage.PERCEPTION: 'perception'>
+    <Stage.PERCEPTION: 'perception'>
     """
     if not isinstance(evidence, Evidence):
         evidence = Evidence.model_validate(evidence or {})

@@ -113,10 +113,10 @@ class Evidence(BaseModel):
 
     @model_serializer(mode="wrap")
     def _written_fields_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # None means "no rule wrote it": the dump keeps the keys of the dict this replaced.
+        # None means "no rule wrote it": the dump holds only the fields a rule wrote.
         return {k: v for k, v in handler(self).items() if v is not None}
 
-    # --- the read side of the dict it replaced -------------------------------------------
+    # --- read as a mapping of the fields a rule wrote ------------------------------------
 
     def keys(self) -> list[str]:
         """The names of the fields a rule wrote (not None), in declaration order."""

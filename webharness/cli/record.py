@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from webharness.errors import WebHarnessError
-from webharness.runner.config import ConfigError
+from webharness.cli.arguments import TASKS_HELP, seed
+from webharness.errors import ConfigError, WebHarnessError
 from webharness.runner.task_selection import one_task
 
 
-def add_record_parser(sub: Any, seed: Callable[[str], int], tasks_help: str) -> None:
+def add_parsers(sub: Any) -> None:
     """The ``record`` command's arguments, on the ``webharness`` parser's subcommands."""
     record = sub.add_parser(
         "record", help="record a golden path from a person's actions (or a script)"
     )
     record.add_argument("task", nargs="?", help="its id or name (one of --tasks, if given)")
-    record.add_argument("--tasks", help=tasks_help)
+    record.add_argument("--tasks", help=TASKS_HELP)
     record.add_argument("--seed", type=seed, default=0)
     record.add_argument("--id", default="recorded", help="the golden path's id")
     record.add_argument(

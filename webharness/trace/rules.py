@@ -22,9 +22,9 @@ from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from webharness.actions import ActionKind
-from webharness.diagnosis.signatures import ActionSignature, action_signature
 from webharness.errors import TaskSpecError, did_you_mean
 from webharness.trace.models import EpisodeTrace
+from webharness.trace.signatures import ActionSignature, action_signature
 
 __all__ = [
     "ActionPattern",

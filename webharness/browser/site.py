@@ -20,10 +20,10 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Request, Route, WebSocketRoute
 
-from webharness.episode.backend import Backend
+from webharness.browser.backend import Backend
 from webharness.origins import origin_of
 
-_log = logging.getLogger("webharness.episode.site")
+_log = logging.getLogger("webharness.browser.site")
 
 RUNTIME_PATH = "/__webharness/runtime.js"
 # A blank page of an origin, served while the episode's setup seeds that origin's storage.

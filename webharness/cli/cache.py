@@ -6,12 +6,12 @@ import argparse
 import re
 from typing import Any
 
-from webharness.runner.config import ConfigError
+from webharness.errors import ConfigError
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)b?\s*$", re.IGNORECASE)
 
 
-def add_cache_parser(sub: Any) -> None:
+def add_parsers(sub: Any) -> None:
     """The ``cache`` command's arguments, on the ``webharness`` parser's subcommands."""
     cache = sub.add_parser("cache", help="the golden-trace cache: show it, prune it, clear it")
     cache.add_argument("action", nargs="?", default="info", choices=["info", "prune", "clear"])

@@ -6,7 +6,10 @@ import pytest
 import yaml
 
 from webharness.action_result import ActionErrorKind, ActionResult
-from webharness.diagnosis.trace_rules import (
+from webharness.errors import TaskSpecError
+from webharness.semantic import Element, SemanticState
+from webharness.trace.models import EpisodeTrace, StepRecord, TaskInstance
+from webharness.trace.rules import (
     CallableRule,
     FieldValue,
     MustHappen,
@@ -16,9 +19,6 @@ from webharness.diagnosis.trace_rules import (
     load_rules,
     trace_rule,
 )
-from webharness.errors import TaskSpecError
-from webharness.semantic import Element, SemanticState
-from webharness.trace.models import EpisodeTrace, StepRecord, TaskInstance
 
 URL = "http://webeval.test/form.html"
 
