@@ -73,3 +73,9 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """A ' Did you mean: X?' suffix for error messages, or '' when nothing is close."""
     hint = difflib.get_close_matches(value, list(choices), n=1)
     return f" Did you mean: {hint[0]!r}?" if hint else ""
+
+
+class AppError(WebHarnessError, RuntimeError):
+    """A task's own app (``app:`` in its spec) failed to start, to become ready, to reset or
+    to stop: names the command and the last lines of its output. Episodes that need the app
+    are not executable."""
