@@ -18,6 +18,7 @@ from webharness import _moved
 PACKAGES = [
     "webharness",
     "webharness.agents",
+    "webharness.apps",
     "webharness.browser",
     "webharness.diagnosis.failures",
     "webharness.envs",
