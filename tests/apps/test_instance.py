@@ -180,3 +180,13 @@ def test_no_app_outlives_the_interpreter_that_started_it(tmp_path):
     pid, folder = done.stdout.split()
     assert not _alive(int(pid)) and not Path(folder).exists()
     assert os.getpid() != int(pid)
+
+
+def test_data_that_is_gone_by_the_start_is_an_app_error(tmp_path):
+    fixture = tmp_path / "seed.json"
+    fixture.write_text("{}")
+    spec = _spec(data=str(fixture))
+    fixture.unlink()  # after the declaration was read
+    with pytest.raises(AppError, match=r"cannot have its data copied .*seed\.json"):
+        AppInstance(spec, workdir=tmp_path / "runs").start()
+    assert guard.running() == []

@@ -111,8 +111,14 @@ class AppInstance:
         if self._process is not None:
             return self
         self._port = free_port()
+        if self._workdir is not None:
+            self._workdir.mkdir(parents=True, exist_ok=True)
         self._root = Path(tempfile.mkdtemp(prefix="webharness-app-", dir=self._workdir))
-        self._copy_data()
+        try:
+            self._copy_data()
+        except OSError as exc:
+            self._cleanup()
+            raise self._error(f"cannot have its data copied ({exc})", []) from None
         self._argv = [fill_instance(arg, self._values()) for arg in self.spec.argv]
         with open(self.log_path, "ab") as log:
             try:
