@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("webharness.reporting", "webharness.miniwob"),  # offline records; the MiniWoB++ pack
     ("webharness.diagnosis",),  # offline: reads traces, specs and records
     ("webharness.browser",),
+    ("webharness.apps",),  # a task's own server process (its process group, as a browser's)
     ("webharness.episode",),
     ("webharness.envs",),
     ("webharness.golden", "webharness.perturbations"),

@@ -87,6 +87,12 @@ class ConfigError(RunError, ValueError):
         super().__init__(f"{field}={value!r}: {problem}")
 
 
+class AppError(WebHarnessError, RuntimeError):
+    """A task's own app (``app:`` in its spec) failed to start, to become ready, to reset or
+    to stop: names the command and the last lines of its output. Episodes that need the app
+    are not executable."""
+
+
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """A ' Did you mean: X?' suffix for error messages, or '' when nothing is close."""
     hint = difflib.get_close_matches(value, list(choices), n=1)

@@ -26,6 +26,7 @@ from typing_extensions import Self
 
 from webharness.errors import TaskSpecError
 from webharness.origins import origin_of
+from webharness.spec.app_spec import AppSpec, load_app
 from webharness.spec.backend_spec import BackendSpec
 from webharness.spec.checks import SPEC_CONFIG, check_http_url, check_origin, spec_error
 from webharness.spec.criteria import Criterion
@@ -112,6 +113,7 @@ class TaskSpec(BaseModel):
     site: str | None = Field(default="site", validate_default=True)
     start_page: str = Field(default="/index.html", pattern=r"^/")
     start_url: str | None = None  # an external site instead of a local one
+    app: AppSpec | None = None  # how to start that site (spec/app_spec.py): ${APP_URL}
     allowed_origins: list[Annotated[str, AfterValidator(_http_origin)]] = Field(
         default_factory=list
     )
@@ -234,8 +236,9 @@ def load_task(path: str | Path, variables: Mapping[str, str] | None = None) -> T
     raw = read_yaml(path)
     if not isinstance(raw, dict):
         raise TaskSpecError(str(path), "<file>", raw, "a task spec is a mapping of fields")
-    raw = expand_variables(raw, str(path), variables)
-    return TaskSpec.model_validate(raw, context={"file": str(path)})
+    app = load_app(path, variables, raw)  # its own instance variables are not filled here
+    raw = expand_variables({k: v for k, v in raw.items() if k != "app"}, str(path), variables)
+    return TaskSpec.model_validate({**raw, "app": app} if app else raw, context={"file": str(path)})
 
 
 def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> InstantiatedTask:
