@@ -32,11 +32,14 @@ if [ -z "${WEBHARNESS_CHROMIUM:-}" ] && ! command -v chromium-headless-shell >/d
     || echo "setup: chromium-headless-shell is not available here; headless runs use the full Chromium (slower resets)"
 fi
 
-# The component libraries some browser tests serve offline (npm, into a git-ignored
-# folder), fetched while Python's packages install: both wait mostly on the network. If
-# the install fails, the script still waits for npm, so nothing is left running.
+# The component libraries some browser tests serve offline, and eslint and prettier for
+# scripts/lint.sh (npm, into git-ignored folders), fetched while Python's packages
+# install: all wait mostly on the network. If the install fails, the script still waits
+# for npm, so nothing is left running.
 scripts/setup_components.sh &
 components=$!
+scripts/setup_js_checks.sh &
+js_checks=$!
 trap 'wait' EXIT
 
 if [ ! -x .venv/bin/python ]; then
@@ -61,3 +64,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 
 wait "$components"
+wait "$js_checks"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command: set up what is missing, run the static checks (scripts/lint.sh: ruff
-# and mypy; any finding fails) and, beside them, the whole suite (slow tests included, and
+# The test command: set up what is missing, run the static checks (scripts/lint.sh: ruff,
+# eslint, prettier and mypy; any finding fails) and, beside them, the whole suite (slow tests included, and
 # the examples in the package's docstrings) on one worker process more than the machine has
 # cores, at most 8 (a file's tests stay on one worker so its browser is shared). A test drives a
 # pipeline (Python, Playwright's driver, Chromium's processes) that waits on itself part of

@@ -14,24 +14,43 @@
   // neither writable nor configurable, so the page cannot take it over.
   const KEY = "__webharness_hooks__";
   if (window[KEY]) return;
-  const apply = Reflect.apply, construct = Reflect.construct, define = Object.defineProperty;
+  const apply = Reflect.apply,
+    construct = Reflect.construct,
+    define = Object.defineProperty;
   const now = performance.now.bind(performance);
-  const dispatch = EventTarget.prototype.dispatchEvent, listen = EventTarget.prototype.addEventListener;
-  const Custom = CustomEvent, Wrap = Proxy, Text = String;
+  const dispatch = EventTarget.prototype.dispatchEvent,
+    listen = EventTarget.prototype.addEventListener;
+  const Custom = CustomEvent,
+    Wrap = Proxy,
+    Text = String;
   const then = Promise.prototype.then;
-  const tell = (type, detail) => apply(dispatch, window, [new Custom("webharness:" + type, { detail })]);
+  const tell = (type, detail) =>
+    apply(dispatch, window, [new Custom("webharness:" + type, { detail })]);
 
   // --- requests in flight ---------------------------------------------------------------
   let pending = 0;
-  const finished = () => { pending--; tell("change", null); };
-  const counted = (promise) => { pending++; apply(then, promise, [finished, finished]); return promise; };
+  const finished = () => {
+    pending--;
+    tell("change", null);
+  };
+  const counted = (promise) => {
+    pending++;
+    apply(then, promise, [finished, finished]);
+    return promise;
+  };
   const originalFetch = window.fetch;
-  if (originalFetch) window.fetch = function () { return counted(apply(originalFetch, this, arguments)); };
+  if (originalFetch)
+    window.fetch = function () {
+      return counted(apply(originalFetch, this, arguments));
+    };
   // A response's body is read after fetch() resolves: the read is in flight too, so a page
   // that fetches, reads the JSON, then renders is not seen as quiet in between.
   for (const reader of ["json", "text", "arrayBuffer", "blob", "formData"]) {
     const original = Response.prototype[reader];
-    if (original) Response.prototype[reader] = function () { return counted(apply(original, this, arguments)); };
+    if (original)
+      Response.prototype[reader] = function () {
+        return counted(apply(original, this, arguments));
+      };
   }
   const originalSend = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function () {
@@ -44,30 +63,50 @@
   // A timeout about to fire, an animation frame asked for or a message posted (how
   // schedulers such as React's queue their work) can change the DOM in the next few ms.
   const timeouts = Object.create(null); // id -> when it is due (performance.now() ms)
-  const setTimer = window.setTimeout, clearTimer = window.clearTimeout;
+  const setTimer = window.setTimeout,
+    clearTimer = window.clearTimeout;
   window.setTimeout = function (handler, delay) {
     const args = arguments;
     let id;
     if (typeof handler === "function") {
-      args[0] = function () { delete timeouts[id]; return apply(handler, this, arguments); };
+      args[0] = function () {
+        delete timeouts[id];
+        return apply(handler, this, arguments);
+      };
     } // (strict mode: handler stays the page's own function)
     id = apply(setTimer, window, args);
     timeouts[id] = now() + (Number(delay) || 0);
     return id;
   };
-  window.clearTimeout = function (id) { delete timeouts[id]; return apply(clearTimer, window, [id]); };
+  window.clearTimeout = function (id) {
+    delete timeouts[id];
+    return apply(clearTimer, window, [id]);
+  };
   const frames = Object.create(null); // id -> the request's number (frameSeq), while pending
-  let framesDue = 0, frameSeq = 0;
-  const nativeFrame = window.requestAnimationFrame, nativeCancelFrame = window.cancelAnimationFrame;
-  const frameAsked = (id) => { frames[id] = ++frameSeq; framesDue++; };
-  const frameDone = (id) => { if (frames[id]) { delete frames[id]; framesDue--; } };
+  let framesDue = 0,
+    frameSeq = 0;
+  const nativeFrame = window.requestAnimationFrame,
+    nativeCancelFrame = window.cancelAnimationFrame;
+  const frameAsked = (id) => {
+    frames[id] = ++frameSeq;
+    framesDue++;
+  };
+  const frameDone = (id) => {
+    if (frames[id]) {
+      delete frames[id];
+      framesDue--;
+    }
+  };
   window.requestAnimationFrame = function (callback) {
-    if (typeof callback !== "function") return apply(nativeFrame, window, [callback]); // throws as it would
+    // Not a function: the native call throws, as it would.
+    if (typeof callback !== "function") return apply(nativeFrame, window, [callback]);
     let id;
-    id = apply(nativeFrame, window, [function (t) {
-      frameDone(id);
-      return apply(callback, this, [t]);
-    }]);
+    id = apply(nativeFrame, window, [
+      function (t) {
+        frameDone(id);
+        return apply(callback, this, [t]);
+      },
+    ]);
     frameAsked(id);
     return id;
   };
@@ -96,7 +135,10 @@
   let lastPost = -Infinity;
   const notePost = (owner) => {
     const original = owner.postMessage;
-    owner.postMessage = function () { lastPost = now(); return apply(original, this, arguments); };
+    owner.postMessage = function () {
+      lastPost = now();
+      return apply(original, this, arguments);
+    };
   };
   notePost(MessagePort.prototype);
   notePost(window);
@@ -125,7 +167,8 @@
   // of the document (a constructor attaches it) is announced at the agent's next
   // question after it is connected: an event on it would not reach the agent before.
   const attachShadow = Element.prototype.attachShadow;
-  const Plain = Event, connected = Object.getOwnPropertyDescriptor(Node.prototype, "isConnected").get;
+  const Plain = Event,
+    connected = Object.getOwnPropertyDescriptor(Node.prototype, "isConnected").get;
   let unannounced = [];
   const announce = (host) => {
     if (!apply(connected, host, [])) return false;
@@ -141,7 +184,8 @@
     if (!unannounced.length) return;
     const waiting = unannounced;
     unannounced = [];
-    for (let i = 0; i < waiting.length; i++) if (!announce(waiting[i])) unannounced[unannounced.length] = waiting[i];
+    for (let i = 0; i < waiting.length; i++)
+      if (!announce(waiting[i])) unannounced[unannounced.length] = waiting[i];
   };
 
   // --- ElementInternals: a custom element's own ARIA semantics -----------------------------
@@ -150,13 +194,27 @@
   // answer with an event on each connected host that has internals (one question a pass,
   // however many custom elements there are); asked on an element, for that one alone.
   const attachInternals = HTMLElement.prototype.attachInternals;
-  const Weak = WeakRef, deref = WeakRef.prototype.deref, composedPath = Event.prototype.composedPath;
-  const internalsOf = new WeakMap(), internalsGet = WeakMap.prototype.get, internalsSet = WeakMap.prototype.set;
+  const Weak = WeakRef,
+    deref = WeakRef.prototype.deref,
+    composedPath = Event.prototype.composedPath;
+  const internalsOf = new WeakMap(),
+    internalsGet = WeakMap.prototype.get,
+    internalsSet = WeakMap.prototype.set;
   let hosts = []; // WeakRefs of the hosts with internals
-  const INTERNALS_ARIA = [["role", "role"], ["label", "ariaLabel"], ["checked", "ariaChecked"],
-    ["disabled", "ariaDisabled"], ["expanded", "ariaExpanded"], ["selected", "ariaSelected"],
-    ["pressed", "ariaPressed"], ["required", "ariaRequired"], ["level", "ariaLevel"],
-    ["valuenow", "ariaValueNow"], ["valuetext", "ariaValueText"], ["haspopup", "ariaHasPopup"]];
+  const INTERNALS_ARIA = [
+    ["role", "role"],
+    ["label", "ariaLabel"],
+    ["checked", "ariaChecked"],
+    ["disabled", "ariaDisabled"],
+    ["expanded", "ariaExpanded"],
+    ["selected", "ariaSelected"],
+    ["pressed", "ariaPressed"],
+    ["required", "ariaRequired"],
+    ["level", "ariaLevel"],
+    ["valuenow", "ariaValueNow"],
+    ["valuetext", "ariaValueText"],
+    ["haspopup", "ariaHasPopup"],
+  ];
   if (attachInternals) {
     HTMLElement.prototype.attachInternals = function () {
       const internals = apply(attachInternals, this, arguments);
@@ -173,31 +231,46 @@
     }
     return semantics;
   };
-  const answerOn = (host) => apply(dispatch, host, [new Custom("webharness:internals", {
-    detail: semanticsOf(apply(internalsGet, internalsOf, [host])), bubbles: true, composed: true })]);
-  apply(listen, window, ["webharness:internals?", (event) => {
-    const asked = apply(composedPath, event, [])[0];
-    if (asked !== window) {
-      if (apply(internalsGet, internalsOf, [asked])) answerOn(asked);
-      return;
-    }
-    const live = [];
-    for (let i = 0; i < hosts.length; i++) {
-      const host = apply(deref, hosts[i], []);
-      if (!host) continue;
-      live[live.length] = hosts[i];
-      if (apply(connected, host, [])) answerOn(host);
-    }
-    hosts = live;
-  }, true]);
+  const answerOn = (host) =>
+    apply(dispatch, host, [
+      new Custom("webharness:internals", {
+        detail: semanticsOf(apply(internalsGet, internalsOf, [host])),
+        bubbles: true,
+        composed: true,
+      }),
+    ]);
+  apply(listen, window, [
+    "webharness:internals?",
+    (event) => {
+      const asked = apply(composedPath, event, [])[0];
+      if (asked !== window) {
+        if (apply(internalsGet, internalsOf, [asked])) answerOn(asked);
+        return;
+      }
+      const live = [];
+      for (let i = 0; i < hosts.length; i++) {
+        const host = apply(deref, hosts[i], []);
+        if (!host) continue;
+        live[live.length] = hosts[i];
+        if (apply(connected, host, [])) answerOn(host);
+      }
+      hosts = live;
+    },
+    true,
+  ]);
 
   // --- containment: what the browser refuses here, noted -----------------------------------
   let contained = [];
-  const contain = (entry) => { if (contained.length < 50) contained[contained.length] = entry; };
+  const contain = (entry) => {
+    if (contained.length < 50) contained[contained.length] = entry;
+  };
   const noteAsk = (owner, method, name) => {
     const original = owner && owner[method];
     if (typeof original !== "function") return;
-    owner[method] = function () { contain(name + " [permission]"); return apply(original, this, arguments); };
+    owner[method] = function () {
+      contain(name + " [permission]");
+      return apply(original, this, arguments);
+    };
   };
   noteAsk(navigator.geolocation, "getCurrentPosition", "geolocation");
   noteAsk(navigator.geolocation, "watchPosition", "geolocation");
@@ -211,7 +284,11 @@
     if (typeof Original !== "function") return;
     window[name] = new Wrap(Original, {
       construct(target, args, newTarget) {
-        try { describe(args); } catch (err) { /* a page that broke what describe uses */ }
+        try {
+          describe(args);
+        } catch {
+          /* a page that broke what describe uses */
+        }
         return construct(target, args, newTarget);
       },
     });
@@ -230,13 +307,22 @@
   noteConstruct("WebTransport", (args) => contain(Text(args[0]) + " [webtransport]"));
 
   // --- the agent's questions -------------------------------------------------------------
-  apply(listen, window, ["webharness:ask", (event) => {
-    const question = event.detail || {};
-    announceConnected();
-    const notes = contained;
-    contained = [];
-    tell("answer", { pending, due: workDue(question.since, question.until), contained: notes, frameSeq, oldestFrame: oldestFrame() });
-  }]);
+  apply(listen, window, [
+    "webharness:ask",
+    (event) => {
+      const question = event.detail || {};
+      announceConnected();
+      const notes = contained;
+      contained = [];
+      tell("answer", {
+        pending,
+        due: workDue(question.since, question.until),
+        contained: notes,
+        frameSeq,
+        oldestFrame: oldestFrame(),
+      });
+    },
+  ]);
 
   // --- the task's JS criteria, in the page's world (they read the app's own state) ---------
   // A value is a number (a count) or true/false; one that throws is false, and what it
@@ -244,7 +330,8 @@
   const evaluate = (0, eval);
   const thrown = (err) => Text(err && err.name ? err.name + ": " + err.message : err);
   const criteria = (expressions) => {
-    const values = {}, errors = {};
+    const values = {},
+      errors = {};
     for (let i = 0; i < expressions.length; i++) {
       const expression = expressions[i];
       try {
@@ -261,10 +348,17 @@
   // --- the task's ready condition, a JS expression (it may read the app's own state) -----
   // The agent asks over an event (webharness:ready? {expression} -> webharness:ready
   // {value}) and is answered at once: true, false, or what the expression threw, as text.
-  apply(listen, window, ["webharness:ready?", (event) => {
-    let value;
-    try { value = !!evaluate(Text((event.detail || {}).expression)); } catch (err) { value = thrown(err); }
-    tell("ready", { value });
-  }]);
+  apply(listen, window, [
+    "webharness:ready?",
+    (event) => {
+      let value;
+      try {
+        value = !!evaluate(Text((event.detail || {}).expression));
+      } catch (err) {
+        value = thrown(err);
+      }
+      tell("ready", { value });
+    },
+  ]);
   define(window, KEY, { value: Object.freeze({ criteria }), enumerable: false });
 })();

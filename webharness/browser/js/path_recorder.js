@@ -15,35 +15,61 @@
   };
   const text = (el) => (el.isContentEditable ? el.innerText.trim() : el.value);
 
-  document.addEventListener("click", (event) => {
-    // detail 0: a click made by the keyboard (Enter submitting a form); the key is recorded.
-    if (!event.isTrusted || event.detail === 0) return;
-    const hit = target(event);
-    if (!hit) return;
-    const el = hit.found.el;
-    // Fields and choices are recorded by their change, not by the click that focused them.
-    if (["textbox", "searchbox", "checkbox", "radio", "switch"].includes(hit.found.role) || el.tagName === "SELECT") return;
-    push({ action: "click", target: hit.target });
-  }, true);
+  document.addEventListener(
+    "click",
+    (event) => {
+      // detail 0: a click made by the keyboard (Enter submitting a form); the key is recorded.
+      if (!event.isTrusted || event.detail === 0) return;
+      const hit = target(event);
+      if (!hit) return;
+      const el = hit.found.el;
+      // Fields and choices are recorded by their change, not by the click that focused them.
+      if (
+        ["textbox", "searchbox", "checkbox", "radio", "switch"].includes(hit.found.role) ||
+        el.tagName === "SELECT"
+      )
+        return;
+      push({ action: "click", target: hit.target });
+    },
+    true,
+  );
 
-  document.addEventListener("input", (event) => {
-    if (!event.isTrusted) return;
-    const hit = target(event);
-    if (!hit || !["textbox", "searchbox", "spinbutton"].includes(hit.found.role)) return;
-    push({ action: "fill", target: hit.target, value: text(hit.found.el) });
-  }, true);
+  document.addEventListener(
+    "input",
+    (event) => {
+      if (!event.isTrusted) return;
+      const hit = target(event);
+      if (!hit || !["textbox", "searchbox", "spinbutton"].includes(hit.found.role)) return;
+      push({ action: "fill", target: hit.target, value: text(hit.found.el) });
+    },
+    true,
+  );
 
-  document.addEventListener("change", (event) => {
-    const hit = target(event);
-    if (!hit) return;
-    const el = hit.found.el;
-    if (el.tagName === "SELECT") push({ action: "select_option", target: hit.target, value: el.selectedOptions[0]?.textContent.trim() ?? "" });
-    else if (el.type === "checkbox" || el.type === "radio") push({ action: "check", target: hit.target, value: el.checked });
-  }, true);
+  document.addEventListener(
+    "change",
+    (event) => {
+      const hit = target(event);
+      if (!hit) return;
+      const el = hit.found.el;
+      if (el.tagName === "SELECT")
+        push({
+          action: "select_option",
+          target: hit.target,
+          value: el.selectedOptions[0]?.textContent.trim() ?? "",
+        });
+      else if (el.type === "checkbox" || el.type === "radio")
+        push({ action: "check", target: hit.target, value: el.checked });
+    },
+    true,
+  );
 
-  document.addEventListener("keydown", (event) => {
-    if (!event.isTrusted || !["Enter", "Escape"].includes(event.key)) return;
-    const hit = target(event);
-    if (hit) push({ action: "press", target: hit.target, value: event.key });
-  }, true);
+  document.addEventListener(
+    "keydown",
+    (event) => {
+      if (!event.isTrusted || !["Enter", "Escape"].includes(event.key)) return;
+      const hit = target(event);
+      if (hit) push({ action: "press", target: hit.target, value: event.key });
+    },
+    true,
+  );
 })();

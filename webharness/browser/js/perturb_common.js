@@ -10,9 +10,10 @@
 
   // mulberry32, as the harness's seeded Math.random.
   const rng = (seed) => {
-    let a = (seed >>> 0) || 1;
+    let a = seed >>> 0 || 1;
     return () => {
-      a |= 0; a = (a + 0x6D2B79F5) | 0;
+      a |= 0;
+      a = (a + 0x6d2b79f5) | 0;
       let t = Math.imul(a ^ (a >>> 15), 1 | a);
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -25,33 +26,50 @@
       try {
         const raw = sessionStorage.getItem("__webharness." + key);
         return raw === null ? fallback : JSON.parse(raw);
-      } catch (err) {
+      } catch {
         return key in memory ? memory[key] : fallback;
       }
     },
     set(key, value) {
       memory[key] = value;
-      try { sessionStorage.setItem("__webharness." + key, JSON.stringify(value)); } catch (err) { /* opaque origin */ }
+      try {
+        sessionStorage.setItem("__webharness." + key, JSON.stringify(value));
+      } catch {
+        /* opaque origin */
+      }
     },
   };
 
   const whenBody = (fn) => {
-    if (document.body) { fn(); return; }
+    if (document.body) {
+      fn();
+      return;
+    }
     const observer = new MutationObserver(() => {
-      if (document.body) { observer.disconnect(); fn(); }
+      if (document.body) {
+        observer.disconnect();
+        fn();
+      }
     });
     observer.observe(document, { childList: true, subtree: true });
   };
 
   const whenLoaded = (fn) => {
-    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fn, { once: true });
+    if (document.readyState === "loading")
+      document.addEventListener("DOMContentLoaded", fn, { once: true });
     else fn();
   };
 
   const whenRoot = (fn) => {
-    if (document.documentElement) { fn(); return; }
+    if (document.documentElement) {
+      fn();
+      return;
+    }
     const observer = new MutationObserver(() => {
-      if (document.documentElement) { observer.disconnect(); fn(); }
+      if (document.documentElement) {
+        observer.disconnect();
+        fn();
+      }
     });
     observer.observe(document, { childList: true });
   };
@@ -61,12 +79,13 @@
     return Boolean(el && el.closest && el.closest(`[${OWNED}]`));
   };
 
-  const addStyle = (css, owner) => whenRoot(() => {
-    const style = document.createElement("style");
-    style.setAttribute(OWNED, owner);
-    style.textContent = css;
-    (document.head || document.documentElement).appendChild(style);
-  });
+  const addStyle = (css, owner) =>
+    whenRoot(() => {
+      const style = document.createElement("style");
+      style.setAttribute(OWNED, owner);
+      style.textContent = css;
+      (document.head || document.documentElement).appendChild(style);
+    });
 
   Object.defineProperty(window, KEY, {
     value: Object.freeze({ OWNED, rng, store, whenBody, whenLoaded, whenRoot, isOwned, addStyle }),

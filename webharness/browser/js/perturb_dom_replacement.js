@@ -6,7 +6,7 @@
 // handler), no id (scripts look those up), no form control whose state a clone could
 // lose, no focus. Such items are replaced by deep clones, which behave the same:
 // delegated listeners on the container, links and submit buttons keep working.
-(config) => {
+() => {
   const P = window[Symbol.for("webharness.perturb")];
   const KEY = Symbol.for("webharness.perturb.dom_replacement");
   if (window[KEY]) return;
@@ -18,15 +18,41 @@
     return addListener.apply(this, args);
   };
 
-  const HANDLERS = ["onclick", "onchange", "oninput", "onkeydown", "onkeyup", "onkeypress", "onsubmit", "onmousedown",
-    "onmouseup", "onpointerdown", "onpointerup", "onfocus", "onblur", "ondblclick", "oncontextmenu"];
-  const hasBehaviour = (el) => listened.has(el) || HANDLERS.some((h) => typeof el[h] === "function");
-  const UNSAFE = "[id], select, textarea, canvas, iframe, video, audio, object, embed, script, [contenteditable], input[type=file]";
-  const CONTAINERS = "ul, ol, tbody, nav, [role=list], [role=listbox], [role=rowgroup], [role=grid], [role=tree], [role=menu], " +
+  const HANDLERS = [
+    "onclick",
+    "onchange",
+    "oninput",
+    "onkeydown",
+    "onkeyup",
+    "onkeypress",
+    "onsubmit",
+    "onmousedown",
+    "onmouseup",
+    "onpointerdown",
+    "onpointerup",
+    "onfocus",
+    "onblur",
+    "ondblclick",
+    "oncontextmenu",
+  ];
+  const hasBehaviour = (el) =>
+    listened.has(el) || HANDLERS.some((h) => typeof el[h] === "function");
+  const UNSAFE =
+    "[id], select, textarea, canvas, iframe, video, audio, object, embed, script, " +
+    "[contenteditable], input[type=file]";
+  const CONTAINERS =
+    "ul, ol, tbody, nav, [role=list], [role=listbox], [role=rowgroup], [role=grid], " +
+    "[role=tree], [role=menu], " +
     "[role=menubar], [role=tablist], [role=toolbar]";
 
   const eligible = (item) => {
-    if (P.isOwned(item) || item.matches(UNSAFE) || item.querySelector(UNSAFE) || item.contains(document.activeElement)) return false;
+    if (
+      P.isOwned(item) ||
+      item.matches(UNSAFE) ||
+      item.querySelector(UNSAFE) ||
+      item.contains(document.activeElement)
+    )
+      return false;
     if (hasBehaviour(item)) return false;
     for (const el of item.querySelectorAll("*")) {
       if (hasBehaviour(el) || el.shadowRoot || el.tagName.includes("-")) return false;
@@ -65,4 +91,4 @@
   };
 
   Object.defineProperty(window, KEY, { value: Object.freeze({ replace }), enumerable: false });
-}
+};

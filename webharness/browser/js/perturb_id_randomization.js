@@ -9,16 +9,33 @@
   if (window[KEY]) return;
   Object.defineProperty(window, KEY, { value: true, enumerable: false });
   const random = P.rng(config.seed);
-  const SKIP = new Set(["HTML", "HEAD", "BODY", "SCRIPT", "STYLE", "META", "LINK", "TITLE", "TEMPLATE", "NOSCRIPT", "BASE"]);
+  const SKIP = new Set([
+    "HTML",
+    "HEAD",
+    "BODY",
+    "SCRIPT",
+    "STYLE",
+    "META",
+    "LINK",
+    "TITLE",
+    "TEMPLATE",
+    "NOSCRIPT",
+    "BASE",
+  ]);
   const seen = new WeakSet();
-  const token = (prefix) => prefix + Math.floor(random() * 0xfffffff).toString(16).padStart(7, "0");
+  const token = (prefix) =>
+    prefix +
+    Math.floor(random() * 0xfffffff)
+      .toString(16)
+      .padStart(7, "0");
 
   const touch = (el) => {
     if (seen.has(el) || SKIP.has(el.tagName) || P.isOwned(el)) return;
     seen.add(el);
     if (!el.id && random() < config.share) el.id = token("n");
     if (!config.renameHooks) return;
-    for (const attr of config.hookAttrs) if (el.hasAttribute(attr) && random() < config.share) el.setAttribute(attr, token("t"));
+    for (const attr of config.hookAttrs)
+      if (el.hasAttribute(attr) && random() < config.share) el.setAttribute(attr, token("t"));
   };
   const touchTree = (root) => {
     if (root.nodeType !== Node.ELEMENT_NODE) return;
@@ -32,4 +49,4 @@
       for (const r of records) r.addedNodes.forEach(touchTree);
     }).observe(document.documentElement, { subtree: true, childList: true });
   });
-}
+};

@@ -14,8 +14,11 @@
     const node = document.createElement("aside");
     node.setAttribute(P.OWNED, "layout_shift");
     node.setAttribute("aria-label", "Announcement");
-    node.style.cssText = `box-sizing: border-box; height: ${config.height}px; margin: 0; padding: 0 28px; display: flex;` +
-      "align-items: center; gap: 12px; background: #fff3bf; color: #5c3c00; border-bottom: 1px solid #ffd43b;" +
+    node.style.cssText =
+      `box-sizing: border-box; height: ${config.height}px; margin: 0; padding: 0 28px; ` +
+      "display: flex;" +
+      "align-items: center; gap: 12px; background: #fff3bf; color: #5c3c00; " +
+      "border-bottom: 1px solid #ffd43b;" +
       "font: 600 15px/1.4 system-ui, 'Segoe UI', Arial, sans-serif; overflow: hidden;";
     node.textContent = config.text;
     return node;
@@ -32,9 +35,14 @@
   // from: a page opened after a navigation, with the pointer already somewhere), so a move
   // counts as still only where the pointer already was (0,0 before any move).
   let pointer = [0, 0];
-  const stillMove = (event) => event.type === "mousemove" && event.movementX === 0 && event.movementY === 0
-    && event.clientX === pointer[0] && event.clientY === pointer[1];
-  window.addEventListener("mousemove", (event) => { // after onInput (capture) has looked
+  const stillMove = (event) =>
+    event.type === "mousemove" &&
+    event.movementX === 0 &&
+    event.movementY === 0 &&
+    event.clientX === pointer[0] &&
+    event.clientY === pointer[1];
+  window.addEventListener("mousemove", (event) => {
+    // after onInput (capture) has looked
     if (event.isTrusted) pointer = [event.clientX, event.clientY];
   });
 
@@ -45,7 +53,9 @@
     P.store.set("layout_shift", { armed: true, fired: true, trigger: event.type });
   };
 
-  const listen = () => { for (const type of TRIGGERS) window.addEventListener(type, onInput, true); };
+  const listen = () => {
+    for (const type of TRIGGERS) window.addEventListener(type, onInput, true);
+  };
 
   const arm = () => {
     const now = state();
@@ -60,5 +70,8 @@
   else if (now.armed) listen();
   else if (config.armedAtLoad) arm();
 
-  Object.defineProperty(window, KEY, { value: Object.freeze({ arm, status: state }), enumerable: false });
-}
+  Object.defineProperty(window, KEY, {
+    value: Object.freeze({ arm, status: state }),
+    enumerable: false,
+  });
+};

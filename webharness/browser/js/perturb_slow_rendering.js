@@ -10,8 +10,9 @@
   if (window[KEY]) return;
   const ATTR = "data-wh-slow";
   P.addStyle(
-    `html[${ATTR}="main"] main, html[${ATTR}="main"] [role="main"] { visibility: hidden !important; }\n` +
-    `html[${ATTR}="all"] body > :not([${P.OWNED}]) { visibility: hidden !important; }`,
+    `html[${ATTR}="main"] main, html[${ATTR}="main"] [role="main"] ` +
+      "{ visibility: hidden !important; }\n" +
+      `html[${ATTR}="all"] body > :not([${P.OWNED}]) { visibility: hidden !important; }`,
     "slow_rendering",
   );
   let revealed = false;
@@ -20,10 +21,13 @@
     if (document.documentElement) document.documentElement.removeAttribute(ATTR);
     return true;
   };
-  P.whenRoot(() => { if (!revealed) document.documentElement.setAttribute(ATTR, "main"); });
+  P.whenRoot(() => {
+    if (!revealed) document.documentElement.setAttribute(ATTR, "main");
+  });
   P.whenLoaded(() => {
-    if (!revealed && !document.querySelector("main, [role=main]")) document.documentElement.setAttribute(ATTR, "all");
+    if (!revealed && !document.querySelector("main, [role=main]"))
+      document.documentElement.setAttribute(ATTR, "all");
     if (config.mode === "timer") setTimeout(reveal, config.delayMs);
   });
   Object.defineProperty(window, KEY, { value: Object.freeze({ reveal }), enumerable: false });
-}
+};

@@ -27,11 +27,46 @@
   P.addStyle(css, "theme");
 
   const ICONS = {
-    save: "⬇", store: "⬇", keep: "⬇", delete: "✖", remove: "✖", erase: "✖", search: "⚲", find: "⚲", look: "⚲",
-    close: "✕", dismiss: "✕", add: "✚", new: "✚", create: "✚", send: "➤", post: "➤", dispatch: "➤", submit: "➤",
-    archive: "▤", stow: "▤", shelve: "▤", edit: "✎", modify: "✎", change: "✎", cancel: "↶", discard: "↶",
-    compose: "✉", write: "✉", reply: "↩", sign: "→", log: "→", verify: "✓", confirm: "✓", approve: "✓",
-    next: "›", continue: "›", proceed: "›", back: "‹", return: "‹", settings: "⚙",
+    save: "⬇",
+    store: "⬇",
+    keep: "⬇",
+    delete: "✖",
+    remove: "✖",
+    erase: "✖",
+    search: "⚲",
+    find: "⚲",
+    look: "⚲",
+    close: "✕",
+    dismiss: "✕",
+    add: "✚",
+    new: "✚",
+    create: "✚",
+    send: "➤",
+    post: "➤",
+    dispatch: "➤",
+    submit: "➤",
+    archive: "▤",
+    stow: "▤",
+    shelve: "▤",
+    edit: "✎",
+    modify: "✎",
+    change: "✎",
+    cancel: "↶",
+    discard: "↶",
+    compose: "✉",
+    write: "✉",
+    reply: "↩",
+    sign: "→",
+    log: "→",
+    verify: "✓",
+    confirm: "✓",
+    approve: "✓",
+    next: "›",
+    continue: "›",
+    proceed: "›",
+    back: "‹",
+    return: "‹",
+    settings: "⚙",
   };
   const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
 
@@ -40,7 +75,13 @@
     const role = button.getAttribute("role");
     if (role && role !== "button") return;
     const text = squash(button.textContent);
-    const icon = ICONS[text.split(" ")[0].replace(/[^A-Za-z]/g, "").toLowerCase()];
+    const icon =
+      ICONS[
+        text
+          .split(" ")[0]
+          .replace(/[^A-Za-z]/g, "")
+          .toLowerCase()
+      ];
     if (!icon || text.split(" ").length > 4) return;
     const label = document.createElement("span");
     label.className = "wh-text";
@@ -56,20 +97,32 @@
 
   // A button whose text the page replaced loses its icon: give it back.
   const refresh = (button) => {
-    if (button.hasAttribute("data-wh-icon") && !button.querySelector(":scope > .wh-text")) button.removeAttribute("data-wh-icon");
+    if (button.hasAttribute("data-wh-icon") && !button.querySelector(":scope > .wh-text"))
+      button.removeAttribute("data-wh-icon");
     iconise(button);
   };
 
   const reorder = () => {
     const random = P.rng(config.seed);
-    const parents = new Set([...document.querySelectorAll("body section, body article")].map((s) => s.parentElement));
+    const parents = new Set(
+      [...document.querySelectorAll("body section, body article")].map((s) => s.parentElement),
+    );
     for (const parent of parents) {
       if (!parent || P.isOwned(parent)) continue;
-      const slots = [...parent.children].filter((c) => c.tagName === "SECTION" || c.tagName === "ARTICLE");
+      const slots = [...parent.children].filter(
+        (c) => c.tagName === "SECTION" || c.tagName === "ARTICLE",
+      );
       if (slots.length < 2) continue;
-      const order = slots.map((s, i) => [random(), i]).sort((a, b) => a[0] - b[0]).map(([, i]) => i);
+      const order = slots
+        .map((s, i) => [random(), i])
+        .sort((a, b) => a[0] - b[0])
+        .map(([, i]) => i);
       if (order.every((i, k) => i === k)) order.reverse();
-      const markers = slots.map((s) => { const m = document.createComment(""); s.before(m); return m; });
+      const markers = slots.map((s) => {
+        const m = document.createComment("");
+        s.before(m);
+        return m;
+      });
       order.forEach((from, k) => markers[k].replaceWith(slots[from]));
     }
   };
@@ -84,10 +137,12 @@
         const host = el && el.closest("button, [role=button]");
         if (host) refresh(host);
         for (const node of r.addedNodes) {
-          if (node.nodeType === Node.ELEMENT_NODE && !P.isOwned(node)) node.querySelectorAll("button, [role=button]").forEach(refresh);
-          if (node.nodeType === Node.ELEMENT_NODE && node.matches("button, [role=button]")) refresh(node);
+          if (node.nodeType === Node.ELEMENT_NODE && !P.isOwned(node))
+            node.querySelectorAll("button, [role=button]").forEach(refresh);
+          if (node.nodeType === Node.ELEMENT_NODE && node.matches("button, [role=button]"))
+            refresh(node);
         }
       }
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
-}
+};

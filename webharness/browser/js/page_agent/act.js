@@ -1,5 +1,31 @@
 // --- acting on a ref ----------------------------------------------------------------
-const EDITABLE_INPUTS = new Set(["text", "email", "tel", "url", "password", "search", "number", "date", "datetime-local", "month", "time", "week", ""]);
+import {
+  deepElementFromPoint,
+  documentOffset,
+  flatContains,
+  flatParent,
+  frameContentOffset,
+} from "./tree.js";
+import { EMIT, isHiddenDeep, roleOf, squash } from "./roles.js";
+import { checkedOf, disabledOf } from "./states.js";
+import { nameOf } from "./names.js";
+import { lookup } from "./refs.js";
+
+const EDITABLE_INPUTS = new Set([
+  "text",
+  "email",
+  "tel",
+  "url",
+  "password",
+  "search",
+  "number",
+  "date",
+  "datetime-local",
+  "month",
+  "time",
+  "week",
+  "",
+]);
 const describe = (el) => {
   const role = roleOf(el) || el.tagName.toLowerCase();
   const name = nameOf(el, role);
@@ -10,7 +36,7 @@ const describe = (el) => {
 // there lands on it (and not on a popup covering it). The test goes through open shadow
 // roots and same-origin frames (document.elementFromPoint alone stops at a component's
 // host and at an <iframe>); x and y are the page's viewport coordinates.
-const locate = (ref) => {
+export const locate = (ref) => {
   const found = lookup(ref);
   if (found.status !== "ok") return { status: found.status };
   const el = found.el;
@@ -18,13 +44,19 @@ const locate = (ref) => {
   let r = el.getBoundingClientRect();
   if (r.width === 0 || r.height === 0) return { status: "hidden" };
   const view = el.ownerDocument.defaultView;
-  const outside = r.top < 0 || r.left < 0 || r.bottom > view.innerHeight || r.right > view.innerWidth;
+  const outside =
+    r.top < 0 || r.left < 0 || r.bottom > view.innerHeight || r.right > view.innerWidth;
   // "nearest" also reveals an element clipped by a scrolling container (a long listbox),
   // and does nothing to one already in full view.
-  el.scrollIntoView({ block: outside ? "center" : "nearest", inline: outside ? "center" : "nearest", behavior: "instant" });
+  el.scrollIntoView({
+    block: outside ? "center" : "nearest",
+    inline: outside ? "center" : "nearest",
+    behavior: "instant",
+  });
   r = el.getBoundingClientRect();
   const [ox, oy] = documentOffset(el.ownerDocument);
-  const x = ox + r.left + r.width / 2, y = oy + r.top + r.height / 2;
+  const x = ox + r.left + r.width / 2,
+    y = oy + r.top + r.height / 2;
   const hit = deepElementFromPoint(document, x, y);
   const label = el.labels && hit && Array.from(el.labels).some((l) => flatContains(l, hit));
   const covered = hit && !flatContains(el, hit) && !label;
@@ -32,8 +64,16 @@ const locate = (ref) => {
   return {
     status: covered ? "covered" : "ok",
     coveredBy: covered ? describe(identify(hit)?.el || hit) : null,
-    x, y, role, tag: el.tagName, type: el.type || "", disabled: disabledOf(el),
-    editable: (el.tagName === "INPUT" && EDITABLE_INPUTS.has(el.type)) || el.tagName === "TEXTAREA" || el.isContentEditable,
+    x,
+    y,
+    role,
+    tag: el.tagName,
+    type: el.type || "",
+    disabled: disabledOf(el),
+    editable:
+      (el.tagName === "INPUT" && EDITABLE_INPUTS.has(el.type)) ||
+      el.tagName === "TEXTAREA" ||
+      el.isContentEditable,
     checked: checkedOf(el, role),
     label: describe(el),
   };
@@ -43,7 +83,7 @@ const locate = (ref) => {
 // sends their refs (browser/frame_worlds.py). This side brings the <iframe> into view
 // first, then hit-tests the point that agent found: only this document can tell that a
 // popup of its own covers the frame there. fx, fy are in the frame's viewport.
-const revealFrame = (ref) => {
+export const revealFrame = (ref) => {
   const found = lookup(ref);
   if (found.status !== "ok") return found.status;
   if (isHiddenDeep(found.el)) return "hidden";
@@ -51,20 +91,21 @@ const revealFrame = (ref) => {
   return "ok";
 };
 
-const frameHit = (ref, fx, fy) => {
+export const frameHit = (ref, fx, fy) => {
   const found = lookup(ref);
   if (found.status !== "ok") return { status: found.status };
   const frame = found.el;
   const [dx, dy] = documentOffset(frame.ownerDocument);
   const [ox, oy] = frameContentOffset(frame);
-  const x = dx + ox + fx, y = dy + oy + fy;
+  const x = dx + ox + fx,
+    y = dy + oy + fy;
   const hit = deepElementFromPoint(document, x, y);
   if (!hit) return { status: "hidden" }; // the point is outside the page's viewport
   if (hit === frame) return { status: "ok", x, y };
   return { status: "covered", coveredBy: describe(identify(hit)?.el || hit), x, y };
 };
 
-const selectAll = (ref) => {
+export const selectAll = (ref) => {
   const found = lookup(ref);
   if (found.status !== "ok") return false;
   const el = found.el;
@@ -80,16 +121,22 @@ const selectAll = (ref) => {
   return true;
 };
 
-const focus = (ref) => { const found = lookup(ref); if (found.status === "ok") found.el.focus(); return found.status; };
+export const focus = (ref) => {
+  const found = lookup(ref);
+  if (found.status === "ok") found.el.focus();
+  return found.status;
+};
 
-const selectOption = (ref, option) => {
+export const selectOption = (ref, option) => {
   const found = lookup(ref);
   if (found.status !== "ok") return { status: found.status };
   const el = found.el;
   if (el.tagName !== "SELECT") return { status: "unsupported", role: roleOf(el) };
   const wanted = squash(option).toLowerCase();
   const options = Array.from(el.options);
-  const match = options.find((o) => squash(o.textContent).toLowerCase() === wanted) || options.find((o) => o.value.toLowerCase() === wanted);
+  const match =
+    options.find((o) => squash(o.textContent).toLowerCase() === wanted) ||
+    options.find((o) => o.value.toLowerCase() === wanted);
   if (!match) return { status: "no_option", options: options.map((o) => squash(o.textContent)) };
   if (match.disabled) return { status: "disabled_option" };
   el.focus();
@@ -100,11 +147,14 @@ const selectOption = (ref, option) => {
 };
 
 // Scrolls the nearest scrollable container under the viewport centre, else the window.
-const scrollBy = (dx, dy) => {
+export const scrollBy = (dx, dy) => {
   let el = deepElementFromPoint(document, window.innerWidth / 2, window.innerHeight / 2);
   while (el && el !== document.body && el !== document.documentElement) {
     const style = getComputedStyle(el);
-    if (/(auto|scroll)/.test(style.overflowY + style.overflowX) && (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth)) {
+    if (
+      /(auto|scroll)/.test(style.overflowY + style.overflowX) &&
+      (el.scrollHeight > el.clientHeight || el.scrollWidth > el.clientWidth)
+    ) {
       el.scrollBy({ left: dx, top: dy, behavior: "instant" });
       return;
     }
@@ -114,10 +164,11 @@ const scrollBy = (dx, dy) => {
 };
 
 // The nearest element (itself or an ancestor) with a role: what a person clicked on.
-const identify = (node) => {
+export const identify = (node) => {
   for (let el = node; el && el.nodeType === Node.ELEMENT_NODE; el = flatParent(el)) {
     const role = roleOf(el);
-    if (role && EMIT.has(role) && role !== "paragraph" && role !== "group") return { role, name: nameOf(el, role), el };
+    if (role && EMIT.has(role) && role !== "paragraph" && role !== "group")
+      return { role, name: nameOf(el, role), el };
   }
   return null;
 };

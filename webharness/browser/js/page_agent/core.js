@@ -1,9 +1,9 @@
 // The page agent's shared state. It runs in a world of its own (agent_world.py): the
 // page's scripts cannot reach its globals or replace the builtins it uses.
-const KEY = Symbol.for("webharness.agent");
-const toJSON = JSON.stringify;
+export const KEY = Symbol.for("webharness.agent");
+export const toJSON = JSON.stringify;
 
-const state = {
+export const state = {
   nextRef: 1,
   refs: new Map(), // ref -> WeakRef(element)
   refOf: new WeakMap(), // element -> ref

@@ -4,23 +4,43 @@
 // sheets are read once for the rules that can generate text, and only the elements those
 // rules' selectors match are asked. A sheet that cannot be read (another origin) leaves
 // its scope asking every element.
+import { EMPTY } from "./tree.js";
+import { styleOf } from "./roles.js";
+
 const PSEUDO = /::?(before|after)\b/g;
 const sheetRules = new WeakMap(); // sheet -> { count, selectors } (null: unreadable)
 const scopeRules = new WeakMap(); // document or shadow root -> selector list or null, per pass
 let scopePass = 0;
+export const startRulesPass = () => {
+  scopePass += 1;
+}; // each snapshot pass reads the rules afresh
 
 const generatingSelectors = (sheet) => {
   let rules;
-  try { rules = sheet.cssRules; } catch (err) { return null; }
+  try {
+    rules = sheet.cssRules;
+  } catch {
+    return null;
+  }
   const known = sheetRules.get(sheet);
   if (known && known.count === rules.length) return known.selectors;
   const selectors = [];
   const scan = (list) => {
     for (const rule of list) {
-      if (rule.cssRules && !rule.selectorText) { scan(rule.cssRules); continue; }
+      if (rule.cssRules && !rule.selectorText) {
+        scan(rule.cssRules);
+        continue;
+      }
       if (!rule.selectorText || !rule.style) continue;
       const content = rule.style.getPropertyValue("content");
-      if (!content || content === "none" || content === "normal" || content === '""' || content === "''") continue;
+      if (
+        !content ||
+        content === "none" ||
+        content === "normal" ||
+        content === '""' ||
+        content === "''"
+      )
+        continue;
       for (const selector of rule.selectorText.split(",")) {
         if (PSEUDO.test(selector)) selectors.push(selector.replace(PSEUDO, "").trim() || "*");
         PSEUDO.lastIndex = 0;
@@ -40,7 +60,10 @@ const selectorsOf = (root) => {
   let selectors = [];
   for (const sheet of [...(root.styleSheets || EMPTY), ...(root.adoptedStyleSheets || EMPTY)]) {
     const found = generatingSelectors(sheet);
-    if (found === null) { selectors = null; break; }
+    if (found === null) {
+      selectors = null;
+      break;
+    }
     selectors.push(...found);
   }
   scopeRules.set(root, { pass: scopePass, selectors });
@@ -51,12 +74,16 @@ const mayGenerate = (el) => {
   const selectors = selectorsOf(el.getRootNode());
   if (selectors === null) return true;
   for (const selector of selectors) {
-    try { if (el.matches(selector)) return true; } catch (err) { return true; } // :host(...) and the like
+    try {
+      if (el.matches(selector)) return true;
+    } catch {
+      return true;
+    } // :host(...) and the like
   }
   return false;
 };
 
-const generated = (el, pseudo) => {
+export const generated = (el, pseudo) => {
   const info = styleOf(el);
   const key = pseudo === "::before" ? "before" : "after";
   if (info[key] === undefined) {
@@ -65,8 +92,12 @@ const generated = (el, pseudo) => {
     // Hidden generated text names nothing (a tab's bold copy, kept only for its width).
     const shown = style && style.visibility === "visible" && style.display !== "none";
     const content = shown ? style.content : "";
-    info[key] = !content || content === "none" || content === "normal" ? ""
-      : Array.from(content.matchAll(/"((?:[^"\\]|\\.)*)"/g), (m) => m[1].replace(/\\(.)/g, "$1")).join("");
+    info[key] =
+      !content || content === "none" || content === "normal"
+        ? ""
+        : Array.from(content.matchAll(/"((?:[^"\\]|\\.)*)"/g), (m) =>
+            m[1].replace(/\\(.)/g, "$1"),
+          ).join("");
   }
   return info[key];
 };

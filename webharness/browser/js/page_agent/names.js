@@ -2,14 +2,34 @@
 // One computation for the tree, the semantic state and the actions' labels. It follows
 // the spec where Chromium does (Chromium is the reference we are measured against:
 // benchmarks/bench_axtree.py); where they part, Chromium's behaviour is kept and said so.
+import { byIdIn, flatClosest } from "./tree.js";
+import {
+  NAME_FROM_CONTENT,
+  ariaOf,
+  isHidden,
+  isHiddenDeep,
+  roleOf,
+  squash,
+  styleOf,
+  visibleChildren,
+} from "./roles.js";
+import { generated } from "./generated.js";
+
 const TEXT_INPUTS = new Set(["text", "email", "tel", "url", "password", "search", "number", ""]);
 const RANGE_ROLES = new Set(["slider", "spinbutton", "scrollbar", "progressbar", "meter"]);
 const MAX_NAME = 200;
 const NOT_BLANK = /\S/;
 const NO_NAME = Symbol("no name"); // a native label that ends the computation empty
 
-const nameOf = (el, role) => {
-  const name = squash(nameStep(el, { root: el, visited: new Set() }, { recursing: false, labelledBy: false, hiddenOk: false }, role));
+export const nameOf = (el, role) => {
+  const name = squash(
+    nameStep(
+      el,
+      { root: el, visited: new Set() },
+      { recursing: false, labelledBy: false, hiddenOk: false },
+      role,
+    ),
+  );
   return name.length > MAX_NAME ? name.slice(0, MAX_NAME) : name;
 };
 
@@ -17,6 +37,12 @@ const nameOf = (el, role) => {
 // inside a label, whose control it leaves out): one pass computes it once per element, so
 // a row's name and then each of its cells' cost the row's text once.
 let contentCache = null;
+export const startNamePass = () => {
+  contentCache = new Map();
+};
+export const endNamePass = () => {
+  contentCache = null;
+};
 const nameStep = (node, ctx, mode, role) => {
   if (node.nodeType === Node.TEXT_NODE) return mode.recursing ? node.textContent : "";
   if (contentCache && mode.recursing && !mode.labelledBy && !mode.hiddenOk && !ctx.label) {
@@ -34,19 +60,28 @@ const computeStep = (node, ctx, mode, role) => {
   if (node.nodeType !== Node.ELEMENT_NODE || ctx.visited.has(node)) return "";
   ctx.visited.add(node);
   if (isHidden(node) && !mode.hiddenOk) return ""; // 2A
-  if (!mode.labelledBy) { // 2B: ids in the element's own tree scope
+  if (!mode.labelledBy) {
+    // 2B: ids in the element's own tree scope
     const ids = (node.getAttribute("aria-labelledby") || "").trim();
     if (ids) {
-      const text = squash(ids.split(/\s+/).map((id) => byIdIn(node, id)).filter(Boolean)
-        .map((target) => labelledByText(target, ctx, mode)).join(" "));
+      const text = squash(
+        ids
+          .split(/\s+/)
+          .map((id) => byIdIn(node, id))
+          .filter(Boolean)
+          .map((target) => labelledByText(target, ctx, mode))
+          .join(" "),
+      );
       if (text) return text;
     }
   }
   const self = node === ctx.root;
   if (mode.recursing && !mode.labelledBy && self) return ""; // a control inside its own label
   // Below the root only a control's role matters (2C): most nodes are plain elements.
-  const nodeRole = role !== undefined ? role : !mode.recursing || mayEmbed(node) ? roleOf(node) : null;
-  if (mode.recursing && !self) { // 2C: an embedded control gives its value
+  const nodeRole =
+    role !== undefined ? role : !mode.recursing || mayEmbed(node) ? roleOf(node) : null;
+  if (mode.recursing && !self) {
+    // 2C: an embedded control gives its value
     const embedded = embeddedValue(node, nodeRole);
     if (embedded !== null) return embedded;
   }
@@ -55,7 +90,8 @@ const computeStep = (node, ctx, mode, role) => {
   const native = nativeName(node, ctx); // 2E
   if (native === NO_NAME) return "";
   if (native) return native;
-  if (mode.recursing || NAME_FROM_CONTENT.has(nodeRole)) { // 2F
+  if (mode.recursing || NAME_FROM_CONTENT.has(nodeRole)) {
+    // 2F
     const content = contentText(node, ctx, mode);
     if (NOT_BLANK.test(content)) return content;
   }
@@ -66,22 +102,35 @@ const computeStep = (node, ctx, mode, role) => {
 // with its hidden content (2A's exception), as Chromium does.
 const labelledByText = (target, ctx, mode) => {
   const inner = { root: ctx.root, visited: target === ctx.root ? new Set() : ctx.visited };
-  return nameStep(target, inner, { recursing: true, labelledBy: true, hiddenOk: mode.hiddenOk || isHiddenDeep(target) });
+  return nameStep(target, inner, {
+    recursing: true,
+    labelledBy: true,
+    hiddenOk: mode.hiddenOk || isHiddenDeep(target),
+  });
 };
 
-const mayEmbed = (node) => node.hasAttribute("role") || node.isContentEditable || EMBEDDABLE_TAGS.has(node.tagName);
+const mayEmbed = (node) =>
+  node.hasAttribute("role") || node.isContentEditable || EMBEDDABLE_TAGS.has(node.tagName);
 const EMBEDDABLE_TAGS = new Set(["INPUT", "TEXTAREA", "SELECT"]);
 
 const embeddedValue = (node, role) => {
   if (node.tagName === "INPUT" && TEXT_INPUTS.has(node.type)) return node.value;
   if (node.tagName === "TEXTAREA") return node.value;
-  if (node.tagName === "SELECT") return Array.from(node.selectedOptions).map((o) => o.label || o.textContent).join(" ");
+  if (node.tagName === "SELECT")
+    return Array.from(node.selectedOptions)
+      .map((o) => o.label || o.textContent)
+      .join(" ");
   if (role === "textbox" && node.isContentEditable) return node.textContent;
   if (role === "combobox" || role === "listbox") {
     const chosen = node.querySelector("[aria-selected='true']");
-    return chosen ? squash(chosen.textContent) : (role === "combobox" ? squash(node.textContent) : "");
+    return chosen
+      ? squash(chosen.textContent)
+      : role === "combobox"
+        ? squash(node.textContent)
+        : "";
   }
-  if (RANGE_ROLES.has(role)) return ariaOf(node, "valuetext") || ariaOf(node, "valuenow") || node.value || "";
+  if (RANGE_ROLES.has(role))
+    return ariaOf(node, "valuetext") || ariaOf(node, "valuenow") || node.value || "";
   return null;
 };
 
@@ -103,7 +152,17 @@ const nativeName = (node, ctx) => {
     // has no name from its title or placeholder either.
     const shown = Array.from(node.labels).filter(isRendered);
     if (!shown.length) return NO_NAME;
-    const text = squash(shown.map((label) => nameStep(label, { ...ctx, label: true }, { recursing: true, labelledBy: false, hiddenOk: false })).join(" "));
+    const text = squash(
+      shown
+        .map((label) =>
+          nameStep(
+            label,
+            { ...ctx, label: true },
+            { recursing: true, labelledBy: false, hiddenOk: false },
+          ),
+        )
+        .join(" "),
+    );
     if (text) return text;
   }
   if (tag === "IMG" || tag === "AREA") return node.getAttribute("alt") || "";
@@ -112,7 +171,8 @@ const nativeName = (node, ctx) => {
     const child = node.querySelector(`:scope > ${caption}`);
     if (child) return nameStep(child, ctx, { recursing: true, labelledBy: false, hiddenOk: false });
   }
-  if (tag === "OPTGROUP" || (tag === "OPTION" && node.hasAttribute("label"))) return node.getAttribute("label") || "";
+  if (tag === "OPTGROUP" || (tag === "OPTION" && node.hasAttribute("label")))
+    return node.getAttribute("label") || "";
   if (node instanceof SVGElement) {
     const title = node.querySelector(":scope > title");
     if (title) return title.textContent;
@@ -122,7 +182,9 @@ const nativeName = (node, ctx) => {
 
 // A label Chromium names with: rendered (checked natively: no walk up its ancestors'
 // styles) and not under aria-hidden.
-const isRendered = (label) => label.checkVisibility({ visibilityProperty: true }) && !flatClosest(label, "[aria-hidden='true']");
+const isRendered = (label) =>
+  label.checkVisibility({ visibilityProperty: true }) &&
+  !flatClosest(label, "[aria-hidden='true']");
 
 const nativeFallback = (node) => {
   const title = squash(node.getAttribute("title"));
@@ -156,9 +218,17 @@ const transformed = (text, el) => {
   const transform = info.transform;
   if (transform === "uppercase") return text.toUpperCase();
   if (transform === "lowercase") return text.toLowerCase();
-  if (transform === "capitalize") return text.replace(/(^|\s)(\S)/g, (m, space, first) => space + first.toUpperCase());
+  if (transform === "capitalize")
+    return text.replace(/(^|\s)(\S)/g, (m, space, first) => space + first.toUpperCase());
   return text;
 };
 
 // An element's rendered text over the flat tree (alerts, a custom combobox's value).
-const textOf = (el) => squash(contentText(el, { root: null, visited: new Set() }, { recursing: true, labelledBy: false, hiddenOk: false }));
+export const textOf = (el) =>
+  squash(
+    contentText(
+      el,
+      { root: null, visited: new Set() },
+      { recursing: true, labelledBy: false, hiddenOk: false },
+    ),
+  );

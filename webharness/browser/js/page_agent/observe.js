@@ -2,6 +2,22 @@
 // One string crosses the protocol far faster than the same object value by value. The
 // task's JS criteria read the app's own state: the page's world evaluates them
 // (js/page_hooks.js), right after this pass.
+import { KEY, state, toJSON } from "./core.js";
+import { settle, waitForChange } from "./settle.js";
+import { lookup } from "./refs.js";
+import { snapshot } from "./snapshot.js";
+import {
+  focus,
+  frameHit,
+  identify,
+  locate,
+  revealFrame,
+  scrollBy,
+  selectAll,
+  selectOption,
+} from "./act.js";
+import { readyNow, waitReady } from "./ready.js";
+
 const observation = ({ minRef, maxLines, scopes }) => snapshot({ minRef, maxLines, scopes });
 const observe = (o) => toJSON(observation(o));
 // settle, then observe unless a navigation began or the task's ready condition does not
@@ -10,19 +26,45 @@ const observe = (o) => toJSON(observation(o));
 const settleAndObserve = async ({ settle: settleOptions, observe: observeOptions }) => {
   const settled = await settle(settleOptions);
   if (settled.navigating) return toJSON({ settled });
-  if (observeOptions.ready && !readyNow(observeOptions.ready)) return toJSON({ settled, notReady: true });
+  if (observeOptions.ready && !readyNow(observeOptions.ready))
+    return toJSON({ settled, notReady: true });
   const started = performance.now();
   try {
-    return toJSON({ settled, snap: observation(observeOptions), snapshotMs: performance.now() - started });
-  } catch (err) {
+    return toJSON({
+      settled,
+      snap: observation(observeOptions),
+      snapshotMs: performance.now() - started,
+    });
+  } catch {
     return toJSON({ settled });
   }
 };
 
 Object.defineProperty(window, KEY, {
-  value: Object.freeze({ settle, waitForChange, waitReady, snapshot, observe, settleAndObserve, locate, selectAll, focus, selectOption, scrollBy, identify,
-    revealFrame, frameHit, element: (ref) => { const found = lookup(ref); return found.el || null; },
-    markSettled: () => { state.navigating = false; state.dueNavigation = null; },
-    refOf: (el) => state.refOf.get(el) || null }), // the ref an element was given (benchmarks)
+  value: Object.freeze({
+    settle,
+    waitForChange,
+    waitReady,
+    snapshot,
+    observe,
+    settleAndObserve,
+    locate,
+    selectAll,
+    focus,
+    selectOption,
+    scrollBy,
+    identify,
+    revealFrame,
+    frameHit,
+    element: (ref) => {
+      const found = lookup(ref);
+      return found.el || null;
+    },
+    markSettled: () => {
+      state.navigating = false;
+      state.dueNavigation = null;
+    },
+    refOf: (el) => state.refOf.get(el) || null,
+  }), // the ref an element was given (benchmarks)
   enumerable: false,
 });

@@ -6,6 +6,8 @@
 // has a box. Checked at once, on each DOM change, and every READY_POLL_MS (a style sheet,
 // an animation or the app's own state can change with no mutation). In a document that
 // goes away the call fails, and the harness checks the next one.
+import { changeWaiters, timer } from "./watch.js";
+
 const READY_POLL_MS = 16;
 const firstMatch = (root, selector) => {
   const found = root.querySelector(selector);
@@ -24,14 +26,20 @@ const shownOnPage = (el) => {
 // true, false, or the error's text for a selector that is not CSS.
 const visibleNow = (selector) => {
   let el;
-  try { el = firstMatch(document, selector); } catch (err) { return String(err && err.message || err); }
+  try {
+    el = firstMatch(document, selector);
+  } catch (err) {
+    return String((err && err.message) || err);
+  }
   return Boolean(el && shownOnPage(el));
 };
 // The expression's value in the page's world (js/page_hooks.js answers the event at once):
 // true, false, or what it threw, as text.
 const expressionNow = (js) => {
   let answer = null;
-  const hear = (event) => { answer = event.detail; };
+  const hear = (event) => {
+    answer = event.detail;
+  };
   window.addEventListener("webharness:ready", hear);
   window.dispatchEvent(new CustomEvent("webharness:ready?", { detail: { expression: js } }));
   window.removeEventListener("webharness:ready", hear);
@@ -42,18 +50,27 @@ const readyValue = ({ selector, js }) => {
   const visible = selector ? visibleNow(selector) : true;
   return visible === true && js ? expressionNow(js) : visible;
 };
-const readyNow = (condition) => readyValue(condition) === true;
+export const readyNow = (condition) => readyValue(condition) === true;
 // Resolves as readyValue once it is not false, or false at ms.
-const waitReady = (condition, ms) => new Promise((resolve) => {
-  const until = performance.now() + ms;
-  let poll;
-  const done = (value) => { changeWaiters.delete(check); timer.clear.call(window, poll); resolve(value); };
-  const check = () => {
-    const value = readyValue(condition);
-    if (value !== false || performance.now() >= until) return done(value);
-    timer.clear.call(window, poll);
-    poll = timer.set.call(window, check, Math.min(READY_POLL_MS, Math.max(1, until - performance.now())));
-  };
-  changeWaiters.add(check);
-  check();
-});
+export const waitReady = (condition, ms) =>
+  new Promise((resolve) => {
+    const until = performance.now() + ms;
+    let poll;
+    const done = (value) => {
+      changeWaiters.delete(check);
+      timer.clear.call(window, poll);
+      resolve(value);
+    };
+    const check = () => {
+      const value = readyValue(condition);
+      if (value !== false || performance.now() >= until) return done(value);
+      timer.clear.call(window, poll);
+      poll = timer.set.call(
+        window,
+        check,
+        Math.min(READY_POLL_MS, Math.max(1, until - performance.now())),
+      );
+    };
+    changeWaiters.add(check);
+    check();
+  });

@@ -1,5 +1,7 @@
 // --- refs ---------------------------------------------------------------------------
-const refFor = (el) => {
+import { state } from "./core.js";
+
+export const refFor = (el) => {
   let ref = state.refOf.get(el);
   if (!ref) {
     ref = "e" + state.nextRef++;
@@ -9,7 +11,7 @@ const refFor = (el) => {
   return ref;
 };
 
-const lookup = (ref) => {
+export const lookup = (ref) => {
   const weak = state.refs.get(ref);
   if (!weak) return { status: "unknown" };
   const el = weak.deref();

@@ -1,13 +1,38 @@
 // --- the one-pass snapshot ----------------------------------------------------------
+import { state, toJSON } from "./core.js";
+import { FRAME_TAGS, frameContentOffset, frameDocument } from "./tree.js";
+import { contained } from "./containment.js";
+import { askPage, watch } from "./watch.js";
+import {
+  EMIT,
+  INTERACTIVE,
+  LEAF,
+  ariaOf,
+  endStylePass,
+  isHidden,
+  roleOf,
+  squash,
+  startStylePass,
+  visibleChildren,
+} from "./roles.js";
+import { boolAttr, checkedOf, disabledOf, valueOf } from "./states.js";
+import { endNamePass, nameOf, startNamePass, textOf } from "./names.js";
+import { startRulesPass } from "./generated.js";
+import { refFor } from "./refs.js";
+
 const quote = (s) => toJSON(s);
 const MAX_TEXT = 20000;
 
-const snapshot = (options) => {
-  styleCache = new Map();
-  contentCache = new Map();
-  internalsCache = askInternals(window, window);
-  scopePass += 1;
-  try { return snapshotPass(options); } finally { styleCache = null; contentCache = null; internalsCache = null; }
+export const snapshot = (options) => {
+  startStylePass();
+  startNamePass();
+  startRulesPass();
+  try {
+    return snapshotPass(options);
+  } finally {
+    endStylePass();
+    endNamePass();
+  }
 };
 
 // The observation's budget, in tree lines: past half of it the walk keeps to what the
@@ -24,19 +49,33 @@ const onScreen = (el, view) => {
 // sits in the page's (bboxes are the page's coordinates), its size, and its open modal
 // dialog, which makes the rest of that document inert (left out, as Chromium does).
 const viewOf = (doc, offset) => ({
-  doc, offset, vw: doc.defaultView.innerWidth, vh: doc.defaultView.innerHeight,
+  doc,
+  offset,
+  vw: doc.defaultView.innerWidth,
+  vh: doc.defaultView.innerHeight,
   modal: doc.querySelector("dialog:modal"),
 });
-const inertByModal = (el, view) => view.modal !== null && !el.contains(view.modal) && !view.modal.contains(el);
+const inertByModal = (el, view) =>
+  view.modal !== null && !el.contains(view.modal) && !view.modal.contains(el);
 const originOf = (frame) => {
-  try { return new URL(frame.src || "about:blank", frame.baseURI).origin; } catch (err) { return "null"; }
+  try {
+    return new URL(frame.src || "about:blank", frame.baseURI).origin;
+  } catch {
+    return "null";
+  }
 };
 
 // The focused element, inside shadow roots and same-origin frames.
 const deepActiveElement = () => {
   let el = document.activeElement;
   for (;;) {
-    const inner = el && (el.shadowRoot ? el.shadowRoot.activeElement : FRAME_TAGS.has(el.tagName) ? frameDocument(el)?.activeElement : null);
+    const inner =
+      el &&
+      (el.shadowRoot
+        ? el.shadowRoot.activeElement
+        : FRAME_TAGS.has(el.tagName)
+          ? frameDocument(el)?.activeElement
+          : null);
     if (!inner || inner === el) return el;
     el = inner;
   }
@@ -57,7 +96,8 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
   const frames = []; // the frames this world cannot enter (browser/frame_worlds.py)
   const frameTexts = [];
   const top = viewOf(document, [0, 0]);
-  const vw = top.vw, vh = top.vh;
+  const vw = top.vw,
+    vh = top.vh;
 
   const visit = (node, depth, scope, view) => {
     if (node.nodeType === Node.TEXT_NODE) {
@@ -84,8 +124,11 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
     const expanded = boolAttr(el, "aria-expanded") ?? (el.tagName === "DETAILS" ? el.open : null);
     const selected = el.tagName === "OPTION" ? el.selected : boolAttr(el, "aria-selected");
     const required = Boolean(el.required || ariaOf(el, "required") === "true");
-    const invalid = el.getAttribute("aria-invalid") === "true" || (el.willValidate && el.dataset.touched === "true" && !el.checkValidity());
-    const level = role === "heading" ? Number(ariaOf(el, "level") || el.tagName.slice(1)) || 2 : null;
+    const invalid =
+      el.getAttribute("aria-invalid") === "true" ||
+      (el.willValidate && el.dataset.touched === "true" && !el.checkValidity());
+    const level =
+      role === "heading" ? Number(ariaOf(el, "level") || el.tagName.slice(1)) || 2 : null;
 
     let line = "- " + role + (name ? " " + quote(name) : "");
     if (checked === true) line += " [checked]";
@@ -97,25 +140,50 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
     if (invalid) line += " [invalid]";
     line += ` [ref=${ref}]`;
     const leaf = LEAF.has(role);
-    if (value !== null && value !== undefined && value !== "") line += ": " + (leaf || role === "combobox" ? quote(value) : value);
+    if (value !== null && value !== undefined && value !== "")
+      line += ": " + (leaf || role === "combobox" ? quote(value) : value);
     const start = lines.length;
     lines.push({ depth, text: line });
 
     if (role === "heading") headings.push({ level, text: name });
-    if ((role === "alert" || role === "status" || el.getAttribute("aria-live") === "assertive") && squash(textOf(el))) alerts.push(squash(textOf(el)).slice(0, 300));
-    if ((role === "dialog" || role === "alertdialog") && (el.tagName !== "DIALOG" || el.open)) dialogs.push(name);
+    if (
+      (role === "alert" || role === "status" || el.getAttribute("aria-live") === "assertive") &&
+      squash(textOf(el))
+    )
+      alerts.push(squash(textOf(el)).slice(0, 300));
+    if ((role === "dialog" || role === "alertdialog") && (el.tagName !== "DIALOG" || el.open))
+      dialogs.push(name);
     const tabbable = el.tabIndex >= 0 && el.hasAttribute("tabindex");
     if (INTERACTIVE.has(role) || tabbable) {
       const local = el.getBoundingClientRect();
-      const r = { x: local.x + view.offset[0], y: local.y + view.offset[1], width: local.width, height: local.height };
-      r.right = r.x + r.width; r.bottom = r.y + r.height; r.top = r.y; r.left = r.x;
-      const element = {
-        ref, role, name, value: value ?? null, checked, selected: selected ?? null, disabled, expanded,
-        required, invalid: Boolean(invalid), validation_message: el.validationMessage || el.getAttribute("aria-errormessage-text") || "",
-        bbox: [r.x, r.y, r.width, r.height],
-        in_viewport: r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw,
+      const r = {
+        x: local.x + view.offset[0],
+        y: local.y + view.offset[1],
+        width: local.width,
+        height: local.height,
       };
-      const current = el.getAttribute("aria-current"), pressed = boolAttr(el, "aria-pressed");
+      r.right = r.x + r.width;
+      r.bottom = r.y + r.height;
+      r.top = r.y;
+      r.left = r.x;
+      const element = {
+        ref,
+        role,
+        name,
+        value: value ?? null,
+        checked,
+        selected: selected ?? null,
+        disabled,
+        expanded,
+        required,
+        invalid: Boolean(invalid),
+        validation_message: el.validationMessage || el.getAttribute("aria-errormessage-text") || "",
+        bbox: [r.x, r.y, r.width, r.height],
+        in_viewport:
+          r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw,
+      };
+      const current = el.getAttribute("aria-current"),
+        pressed = boolAttr(el, "aria-pressed");
       if (current !== null) element.current = current;
       if (pressed !== null) element.pressed = pressed;
       if (scopes) element.scope = scope;
@@ -123,17 +191,28 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
     } else if (scopes) {
       nodes.push({ ref, role, name, scope });
     }
-    if (role === "link" && el.getAttribute("href")) lines.push({ depth: depth + 1, text: "- /url: " + el.getAttribute("href") });
+    if (role === "link" && el.getAttribute("href"))
+      lines.push({ depth: depth + 1, text: "- /url: " + el.getAttribute("href") });
     // A heading usually stands for its text, but a link inside it (<h3><a>) must stay reachable.
-    const holdsControls = role === "heading" && el.querySelector("a[href],button,input,select,textarea");
+    const holdsControls =
+      role === "heading" && el.querySelector("a[href],button,input,select,textarea");
     if (role === "iframe") {
       visitFrame(el, start, depth + 1, ref, view);
     } else if (!leaf || el.tagName === "SELECT" || holdsControls) {
       for (const child of visibleChildren(el)) visit(child, depth + 1, ref, view);
     }
-    if (lines.length > start + 1 && !lines[start].text.endsWith(":") && !lines[start].text.includes("]: ")) lines[start].text += ":";
+    if (
+      lines.length > start + 1 &&
+      !lines[start].text.endsWith(":") &&
+      !lines[start].text.includes("]: ")
+    )
+      lines[start].text += ":";
     // A container whose only child is its own text reads better on one line.
-    if (lines.length === start + 2 && lines[start + 1].isText && !lines[start].text.includes("]: ")) {
+    if (
+      lines.length === start + 2 &&
+      lines[start + 1].isText &&
+      !lines[start].text.includes("]: ")
+    ) {
       const text = lines.pop().text.slice("- text: ".length);
       lines[start].text = lines[start].text.replace(/:$/, "") + (text === name ? "" : ": " + text);
     }
@@ -160,13 +239,20 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
   if (lines.length >= maxLines / 2 && document.body) {
     const left = document.body.getElementsByTagName("*").length + 1 - walked;
     if (left > 0) {
-      lines.push({ depth: 0, text: `- note: this page is larger than the observation's budget of ${maxLines} lines: ${left} elements are left out (most of them outside the viewport); scroll to bring them in` });
+      lines.push({
+        depth: 0,
+        text:
+          `- note: this page is larger than the observation's budget of ${maxLines} lines: ` +
+          `${left} elements are left out (most of them outside the viewport); ` +
+          "scroll to bring them in",
+      });
     }
   }
 
   const axtree = lines.map((l) => "  ".repeat(l.depth) + l.text).join("\n");
   const active = deepActiveElement();
-  const focusedEl = active && active !== document.body && !FRAME_TAGS.has(active.tagName) ? active : null;
+  const focusedEl =
+    active && active !== document.body && !FRAME_TAGS.has(active.tagName) ? active : null;
   return {
     axtree,
     frames,
@@ -176,8 +262,14 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
       url: location.href,
       title: document.title,
       focused: focusedEl ? state.refOf.get(focusedEl) || null : null,
-      elements, headings, alerts, dialogs,
-      text: squash([document.body ? document.body.innerText : "", ...frameTexts].join(" ")).slice(0, MAX_TEXT),
+      elements,
+      headings,
+      alerts,
+      dialogs,
+      text: squash([document.body ? document.body.innerText : "", ...frameTexts].join(" ")).slice(
+        0,
+        MAX_TEXT,
+      ),
       scroll: [window.scrollX, window.scrollY],
       ...(scopes ? { nodes } : {}),
     },

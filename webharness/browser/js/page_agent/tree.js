@@ -3,10 +3,10 @@
 // it (or its own children when none are), and a same-origin frame's document hangs under
 // its <iframe>. Light-DOM children a shadow root does not slot are not rendered: they are
 // not in the flat tree either. A closed shadow root cannot be entered from script.
-const FRAME_TAGS = new Set(["IFRAME", "FRAME"]);
-const EMPTY = [];
+export const FRAME_TAGS = new Set(["IFRAME", "FRAME"]);
+export const EMPTY = [];
 
-const flatChildren = (node) => {
+export const flatChildren = (node) => {
   if (node.nodeType !== Node.ELEMENT_NODE) return node.childNodes || EMPTY;
   if (node.shadowRoot) return node.shadowRoot.childNodes;
   if (node.tagName === "SLOT" && node.getRootNode() instanceof ShadowRoot) {
@@ -17,7 +17,7 @@ const flatChildren = (node) => {
 };
 
 // The flat-tree parent of a node; across a frame's border, the <iframe> that holds it.
-const flatParent = (node) => {
+export const flatParent = (node) => {
   if (node.assignedSlot) return node.assignedSlot;
   const parent = node.parentNode;
   if (!parent) return null;
@@ -27,11 +27,15 @@ const flatParent = (node) => {
 };
 
 const frameOf = (doc) => {
-  try { return doc.defaultView ? doc.defaultView.frameElement : null; } catch (err) { return null; }
+  try {
+    return doc.defaultView ? doc.defaultView.frameElement : null;
+  } catch {
+    return null;
+  }
 };
 
 // Whether ``node`` is ``el`` or below it in the flat tree (frames included).
-const flatContains = (el, node) => {
+export const flatContains = (el, node) => {
   for (let n = node; n; n = flatParent(n)) if (n === el) return true;
   return false;
 };
@@ -40,7 +44,7 @@ const flatContains = (el, node) => {
 // its host's, and so on out (shadow-including ancestors), stopping at a frame's border.
 // Native closest() per scope: a JavaScript walk calling matches() on every ancestor cost
 // the pass more than the rest of a control's states together.
-const flatClosest = (el, selector) => {
+export const flatClosest = (el, selector) => {
   for (let n = el; n && n.nodeType === Node.ELEMENT_NODE;) {
     const found = n.closest(selector);
     if (found) return found;
@@ -50,53 +54,73 @@ const flatClosest = (el, selector) => {
 };
 
 // The document of a same-origin frame, or null (cross-origin, not loaded yet, blocked).
-const frameDocument = (frame) => {
-  try { return frame.contentDocument; } catch (err) { return null; }
+export const frameDocument = (frame) => {
+  try {
+    return frame.contentDocument;
+  } catch {
+    return null;
+  }
 };
 
 // Where a frame's viewport starts in its parent's viewport (inside its border and padding).
-const frameContentOffset = (frame) => {
+export const frameContentOffset = (frame) => {
   const r = frame.getBoundingClientRect();
   const style = frame.ownerDocument.defaultView.getComputedStyle(frame);
-  return [r.left + frame.clientLeft + parseFloat(style.paddingLeft || 0), r.top + frame.clientTop + parseFloat(style.paddingTop || 0)];
+  return [
+    r.left + frame.clientLeft + parseFloat(style.paddingLeft || 0),
+    r.top + frame.clientTop + parseFloat(style.paddingTop || 0),
+  ];
 };
 
 // Where ``doc``'s viewport starts in the top document's viewport: the sum of the frames'.
-const documentOffset = (doc) => {
-  let x = 0, y = 0;
+export const documentOffset = (doc) => {
+  let x = 0,
+    y = 0;
   for (let frame = frameOf(doc); frame; frame = frameOf(frame.ownerDocument)) {
     const [fx, fy] = frameContentOffset(frame);
-    x += fx; y += fy;
+    x += fx;
+    y += fy;
   }
   return [x, y];
 };
 
 // An element by id in the tree scope of ``el`` (its document or shadow root), as ARIA's
 // id references resolve.
-const byIdIn = (el, id) => {
+export const byIdIn = (el, id) => {
   const root = el.getRootNode();
   return root.getElementById ? root.getElementById(id) : null;
 };
 
 // The element a composed hit test finds at (x, y) of ``doc``'s viewport: through open
 // shadow roots (document.elementFromPoint stops at the host) and same-origin frames.
-const deepElementFromPoint = (doc, x, y) => {
+export const deepElementFromPoint = (doc, x, y) => {
   let hit = doc.elementFromPoint(x, y);
   while (hit) {
     if (hit.shadowRoot) {
       const inner = hit.shadowRoot.elementFromPoint(x, y);
-      if (inner && inner !== hit) { hit = inner; continue; }
+      if (inner && inner !== hit) {
+        hit = inner;
+        continue;
+      }
       // The host itself: the point is on its own text, slotted into its shadow tree. A
       // click there reaches the element that holds the slot (a component's <button>).
       const holder = slotHolderAt(hit, x, y);
-      if (holder) { hit = holder; continue; }
+      if (holder) {
+        hit = holder;
+        continue;
+      }
     }
     if (FRAME_TAGS.has(hit.tagName)) {
       const inner = frameDocument(hit);
       if (inner) {
         const [fx, fy] = frameContentOffset(hit);
         const deeper = inner.elementFromPoint(x - fx, y - fy);
-        if (deeper) { x -= fx; y -= fy; hit = deeper; continue; }
+        if (deeper) {
+          x -= fx;
+          y -= fy;
+          hit = deeper;
+          continue;
+        }
       }
     }
     return hit;
@@ -107,13 +131,15 @@ const deepElementFromPoint = (doc, x, y) => {
 // The shadow-tree element that renders the host's text at (x, y), or null.
 const slotHolderAt = (host, x, y) => {
   for (const child of host.childNodes) {
-    if (child.nodeType !== Node.TEXT_NODE || !child.assignedSlot || !child.textContent.trim()) continue;
+    if (child.nodeType !== Node.TEXT_NODE || !child.assignedSlot || !child.textContent.trim())
+      continue;
     const range = host.ownerDocument.createRange();
     range.selectNodeContents(child);
     for (const r of range.getClientRects()) {
       if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) {
         let holder = child.assignedSlot;
-        while (holder && (holder.tagName === "SLOT" || holder.nodeType !== Node.ELEMENT_NODE)) holder = flatParent(holder);
+        while (holder && (holder.tagName === "SLOT" || holder.nodeType !== Node.ELEMENT_NODE))
+          holder = flatParent(holder);
         return holder && holder !== host ? holder : null;
       }
     }
