@@ -14,7 +14,8 @@ from webharness.browser.page_session import DEFAULT_TREE_LINES
 from webharness.browser.runtime import BrowserRuntime
 from webharness.episode.episode import Episode, EpisodeOptions, Observed
 from webharness.episode.hooks import EpisodeHooks, HookFactory
-from webharness.episode.observation import ObsMode, build_observation, observation_space, text_space
+from webharness.episode.observation import ObsMode, build_observation, observation_space
+from webharness.episode.spaces import text_space
 from webharness.errors import BrowserError, BrowserNotFoundError, SetupError, did_you_mean
 from webharness.spec.catalogue import get_task
 from webharness.spec.criteria import page_outcome, settle_ms

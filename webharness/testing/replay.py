@@ -14,7 +14,8 @@ from typing import Any
 import gymnasium as gym
 
 from webharness.actions import MAX_ACTION_CHARS
-from webharness.episode.observation import ObsMode, build_observation, observation_space, text_space
+from webharness.episode.observation import ObsMode, build_observation, observation_space
+from webharness.episode.spaces import text_space
 from webharness.errors import WebHarnessError
 from webharness.spec.task_spec import TaskSpec
 from webharness.trace.io import load_trace

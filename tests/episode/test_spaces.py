@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.spaces import utils
 
-from webharness.episode.observation import (
+from webharness.episode.spaces import (
     FrameSpace,
     PrintableText,
     _charset_tables,
