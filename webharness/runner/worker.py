@@ -13,7 +13,8 @@ import logging
 import os
 import shutil
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import gymnasium as gym
 
 from webharness.browser.shared import keep_browser
-from webharness.diagnosis.scoring import attempt_record, score_trace
+from webharness.diagnosis.scoring import EpisodeScore, attempt_record, score_trace
 from webharness.errors import AgentUnavailableError, RunError, WebHarnessError
 from webharness.golden.cache import GoldenCache, golden_key, link_tree
 from webharness.golden.play import golden_traces, play_episode, sound_entry, warn_if_spoiled
@@ -98,65 +99,25 @@ class Worker:
         _register_task(job)
         env = self.env(job.env_id, job.obs_mode, job.perturbations)
         started = time.perf_counter()
-        writing = f"writing the trace of {job.env_id} seed {job.seed} to {episode}"
-        recorder = EpisodeRecorder(
-            episode,
-            agent=job.agent,
-            playwright_trace=job.playwright_trace,
-            frames=FrameCodec.parse(job.frames),
-        )
         try:
-            trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
-        except AgentUnavailableError:
-            raise  # the run cannot go on without its model: stop, and count nothing
-        except TraceError as exc:  # a short write: the disk is full (not the episode's fault)
-            raise folder.storage_error(writing, exc) from exc
-        except WebHarnessError as exc:  # before OSError: BrowserNotFoundError is both
+            trace, writing_ms = _play(env, agent, job, folder, episode)
+        except (AgentUnavailableError, RunError):
+            raise  # no model, or no disk: the run cannot go on, and counts nothing of this
+        except WebHarnessError as exc:  # the browser, the page: not the agent's fault
             return _harness_fault(job, trace_dir, exc, started)
-        except OSError as exc:  # the trace could not be written: disk full, read-only folder
-            raise folder.storage_error(writing, exc) from exc
-        finally:
-            if recorder.writer is not None:
-                recorder.writer.close()  # an episode cut short leaves no open file behind
-        duration_ms = (time.perf_counter() - started) * 1000
-        try:
+        phases = {"episode": _ms_since(started), "trace_writing": writing_ms}
+        with _stops_the_run(folder, f"writing the golden traces or transcript of {_of(job)}"):
             _save_transcript(agent, episode)
-            golden_started = time.perf_counter()
-            goldens = self._goldens(job, folder)
-        except OSError as exc:
-            raise folder.storage_error(
-                f"writing the golden traces or transcript of {job.env_id} seed {job.seed}", exc
-            ) from exc
-        scoring_started = time.perf_counter()
-        usage = getattr(agent, "usage", None)
+            with _timed(phases, "golden"):
+                goldens = self._goldens(job, folder)
         spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
-        score = score_trace(trace, goldens, spec=spec)
-        phases_ms = {
-            "episode": duration_ms,
-            "trace_writing": recorder.writing_ms,
-            "golden": (scoring_started - golden_started) * 1000,
-            "scoring": (time.perf_counter() - scoring_started) * 1000,
-        }
-        attempt = attempt_record(
-            trace,
-            score,
-            runner=job.agent,
-            model=getattr(agent, "model", None),
-            trial=job.trial,
-            perturbations=job.perturbations,
-            duration_ms=duration_ms,
-            prompt_tokens=getattr(usage, "prompt_tokens", 0),
-            completion_tokens=getattr(usage, "completion_tokens", 0),
-            trace_dir=trace_dir,
-        )
+        with _timed(phases, "scoring"):
+            score = score_trace(trace, goldens, spec=spec)
+        attempt = _attempt(job, agent, trace, score, trace_dir, phases)
         if job.keep_frames == "around_failure":
-            try:
+            with _stops_the_run(folder, f"dropping frames from {episode}"):
                 keep_frames_of(episode, _telling_steps(attempt))
-            except OSError as exc:
-                raise folder.storage_error(f"dropping frames from {episode}", exc) from exc
-        retries = getattr(getattr(agent, "stats", None), "retries", None)
-        phases = {k: round(v, 1) for k, v in phases_ms.items()}
-        return attempt.model_copy(update={"retries": retries, "phases_ms": phases})
+        return attempt
 
     def _goldens(self, job: EpisodeJob, folder: RunFolder) -> list[EpisodeTrace]:
         """The task's golden traces for this seed: kept, saved in the run, or recorded now."""
@@ -301,6 +262,88 @@ def _make_agent(label: str, run_options: dict[str, Any]) -> Any:
 
     name, options = made_with(label, run_options)
     return load_agent(name, **options)
+
+
+def _play(
+    env: gym.Env, agent: Any, job: EpisodeJob, folder: RunFolder, episode: Path
+) -> tuple[EpisodeTrace, float]:
+    """Play the job's episode, its trace written into ``episode`` as it goes; returns the
+    trace and how long the episode waited on the writer (ms)."""
+    recorder = EpisodeRecorder(
+        episode,
+        agent=job.agent,
+        playwright_trace=job.playwright_trace,
+        frames=FrameCodec.parse(job.frames),
+    )
+    try:
+        with _stops_the_run(folder, f"writing the trace of {_of(job)} to {episode}"):
+            trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
+    finally:
+        if recorder.writer is not None:
+            recorder.writer.close()  # an episode cut short leaves no open file behind
+    return trace, recorder.writing_ms
+
+
+@contextmanager
+def _stops_the_run(folder: RunFolder, doing: str) -> Iterator[None]:
+    """Where the worker writes the run's outputs: a write that fails there (a full disk, a
+    read-only folder) stops the run with a RunError saying what failed and how to go on.
+
+    A short write of the trace is a TraceError. The harness's own errors pass unchanged,
+    though some are OSErrors as well (BrowserNotFoundError): they are not the disk's.
+    """
+    try:
+        yield
+    except TraceError as exc:
+        raise folder.storage_error(doing, exc) from exc
+    except WebHarnessError:
+        raise
+    except OSError as exc:
+        raise folder.storage_error(doing, exc) from exc
+
+
+@contextmanager
+def _timed(phases: dict[str, float], phase: str) -> Iterator[None]:
+    """Time the block as ``phases[phase]`` (ms)."""
+    started = time.perf_counter()
+    yield
+    phases[phase] = _ms_since(started)
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def _of(job: EpisodeJob) -> str:
+    return f"{job.env_id} seed {job.seed}"
+
+
+def _attempt(
+    job: EpisodeJob,
+    agent: Any,
+    trace: EpisodeTrace,
+    score: EpisodeScore,
+    trace_dir: str,
+    phases: dict[str, float],
+) -> EvalAttempt:
+    """The attempt of a played episode: its score, with what the agent spent and the
+    time each phase took."""
+    usage = getattr(agent, "usage", None)
+    attempt = attempt_record(
+        trace,
+        score,
+        runner=job.agent,
+        model=getattr(agent, "model", None),
+        trial=job.trial,
+        perturbations=job.perturbations,
+        duration_ms=phases["episode"],
+        prompt_tokens=getattr(usage, "prompt_tokens", 0),
+        completion_tokens=getattr(usage, "completion_tokens", 0),
+        trace_dir=trace_dir,
+    )
+    retries = getattr(getattr(agent, "stats", None), "retries", None)
+    rounded = {k: round(v, 1) for k, v in phases.items()}
+    return attempt.model_copy(update={"retries": retries, "phases_ms": rounded})
 
 
 def _telling_steps(attempt: EvalAttempt) -> set[int]:
