@@ -5,6 +5,9 @@ randomness from the env's seeded generator, logs what it did and when in
 ``info["perturbations"]``, and composes with the others in any order. The work lives in
 ``webharness.perturbations``; a wrapper registers it on the env and keeps the step count.
 
+``WRAPPERS`` is read from the registry (``PERTURBATIONS``): each registered perturbation
+has the wrapper class declared for it here, or one made for it on first use.
+
 Example:
     >>> import gymnasium as gym, webharness
     >>> from webharness.wrappers import perturb
@@ -16,13 +19,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 
 from webharness.envs.web_eval_env import WebEvalEnv
 from webharness.perturbations import (
+    PERTURBATIONS,
     PerturbationContext,
     StepClock,
     check_strength,
@@ -36,6 +41,13 @@ class PerturbationWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Base of the perturbation wrappers: registers the perturbation, counts steps."""
 
     perturbation: ClassVar[str]
+    _declared: ClassVar[dict[str, type[PerturbationWrapper]]] = {}  # by perturbation name
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that names its perturbation is that perturbation's wrapper."""
+        super().__init_subclass__(**kwargs)
+        if "perturbation" in vars(cls):
+            PerturbationWrapper._declared.setdefault(cls.perturbation, cls)
 
     def __init__(self, env: gym.Env, strength: float = 0.5, **options: Any) -> None:
         strength = check_strength(strength)
@@ -156,20 +168,48 @@ class ThemePerturbation(PerturbationWrapper):
         super().__init__(env, strength)
 
 
-WRAPPERS: dict[str, type[PerturbationWrapper]] = {
-    cls.perturbation: cls
-    for cls in (
-        LatencyPerturbation,
-        PopupPerturbation,
-        LayoutShiftPerturbation,
-        IdRandomizationPerturbation,
-        DomReplacementPerturbation,
-        SlowRenderingPerturbation,
-        LabelDriftPerturbation,
-        ParaphrasePerturbation,
-        ThemePerturbation,
+class _WrapperTable(Mapping[str, type[PerturbationWrapper]]):
+    """The wrapper class of every registered perturbation, by name, read from the registry."""
+
+    def __getitem__(self, name: str) -> type[PerturbationWrapper]:
+        if name not in PERTURBATIONS:
+            raise KeyError(name)
+        return PerturbationWrapper._declared.get(name) or _make_wrapper(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(PERTURBATIONS)
+
+    def __len__(self) -> int:
+        return len(PERTURBATIONS)
+
+
+def _make_wrapper(name: str) -> type[PerturbationWrapper]:
+    """A wrapper for a perturbation that no class declares: ``slow_fonts`` gets a
+    ``SlowFontsPerturbation(env, strength, **options)``, documented by the perturbation's
+    own docstring (and kept as its declared wrapper from then on)."""
+    doc = inspect.getdoc(PERTURBATIONS[name]) or f"The registered perturbation {name!r}."
+    attributes = {"perturbation": name, "__doc__": doc, "__module__": __name__}
+    return type(_class_name(name), (PerturbationWrapper,), attributes)
+
+
+def _class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_")) + "Perturbation"
+
+
+WRAPPERS: Mapping[str, type[PerturbationWrapper]] = _WrapperTable()
+
+
+def __getattr__(name: str) -> type[PerturbationWrapper]:
+    """A made wrapper by its class name, as Gymnasium finds a wrapper of an env's spec
+    (``module:Class``) and as pickle finds a class: made here when its perturbation is
+    registered in this process."""
+    for perturbation_name in PERTURBATIONS:
+        if _class_name(perturbation_name) == name:
+            return WRAPPERS[perturbation_name]
+    raise AttributeError(
+        f"module {__name__!r} has no attribute {name!r}: no registered perturbation has a "
+        "wrapper of that name (register_perturbation it in this process first)"
     )
-}
 
 
 def perturb(env: gym.Env, perturbations: str, strength: float = 0.5) -> gym.Env:

@@ -30,9 +30,10 @@ from webharness.perturbations import (
 from webharness.perturbations.paraphrase import param_values, reword
 from webharness.spec.task_spec import TaskSpec, instantiate
 from webharness.wrappers import perturb
+from webharness.wrappers.perturbations import WRAPPERS
 
 FORM = "WebEval/form-v0"
-WRAPPER_CLASSES = {cls.perturbation: cls for cls in wrappers.PerturbationWrapper.__subclasses__()}
+DECLARED = {cls.perturbation: cls for cls in wrappers.PerturbationWrapper.__subclasses__()}
 
 
 # --- fixtures and helpers -------------------------------------------------------------
@@ -95,9 +96,11 @@ FORM_ACTIONS: list[Callable[[dict[str, Any]], str]] = [
 
 
 # --- API ------------------------------------------------------------------------------
-def test_every_perturbation_has_an_exported_wrapper():
-    assert set(WRAPPER_CLASSES) == set(PERTURBATIONS)
-    for cls in WRAPPER_CLASSES.values():
+def test_every_perturbation_has_its_wrapper_and_the_declared_ones_are_exported():
+    assert list(WRAPPERS) == list(PERTURBATIONS)
+    assert all(WRAPPERS[name].perturbation == name for name in PERTURBATIONS)
+    assert {name: WRAPPERS[name] for name in DECLARED} == DECLARED
+    for cls in DECLARED.values():
         assert cls.__name__ in wrappers.__all__ and getattr(wrappers, cls.__name__) is cls
     assert {"perturb", "PerturbationWrapper", "PERTURBATIONS", "UnknownPerturbationError"} <= set(
         wrappers.__all__
@@ -468,7 +471,7 @@ def scenario_env(browser) -> Iterator[Callable[[str], gym.Env]]:
     "task, name", [(t, n) for t in webharness.task_names() for n in PERTURBATIONS]
 )
 def test_the_oracle_succeeds_under_each_perturbation_at_half_strength(scenario_env, task, name):
-    env = WRAPPER_CLASSES[name](scenario_env(task), 0.5)
+    env = WRAPPERS[name](scenario_env(task), 0.5)
     for seed in _seeds(task, name):
         run = play_executable(env, seed)
         assert run.success, (task, name, seed, run.actions, run.last["perturbations"])

@@ -14,9 +14,8 @@ from tests.support.episodes import oracle_policy, play
 from tests.support.registry import FIXTURES, registrations_undone
 from webharness import register_tasks
 from webharness.perturbations import PERTURBATIONS
-from webharness.wrappers import PerturbationWrapper
+from webharness.wrappers.perturbations import WRAPPERS
 
-WRAPPERS = {cls.perturbation: cls for cls in PerturbationWrapper.__subclasses__()}
 # At half strength a perturbation fires on some seeds only; seed 5 sees each but one.
 SEEDS = {"dom_replacement": 7}
 

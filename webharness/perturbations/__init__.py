@@ -3,11 +3,17 @@
 Each perturbation is a function ``(strength, context, **options) -> HookFactory``; the
 Gymnasium wrappers in ``webharness.wrappers`` register them on an env. This module
 names them, checks their arguments and parses ``"popup,latency:0.3"`` stacks.
+
+``PERTURBATIONS`` is the one list of them: ``perturb``, the wrappers' table, the runner's
+and the CLI's stacks and the report all read it. A new perturbation is a module holding
+its function plus one entry here, or, from outside the package, one call to
+:func:`register_perturbation`.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +43,43 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "paraphrase": paraphrase,
     "theme": theme,
 }
+
+
+_NAME = re.compile(r"[a-z][a-z0-9_]*")  # no ",", ":" or "@": they write a stack
+
+
+def register_perturbation(name: str, function: Perturbation) -> None:
+    """Make ``function`` the perturbation called ``name``, for ``perturb``, the runner and
+    the CLI (``--perturbations``), in this process.
+
+    Args:
+        name: lowercase letters, digits and ``_``, starting with a letter.
+        function: ``(strength, context, **options) -> HookFactory``, as the built-ins.
+
+    Raises:
+        ValueError: the name is not of that form, or names another perturbation already.
+
+    Example:
+        >>> from webharness.perturbations import PERTURBATIONS, register_perturbation
+        >>> def nothing(strength, context):
+        ...     return lambda hooks, rng, instance: None
+        >>> register_perturbation("nothing", nothing)
+        >>> PERTURBATIONS["nothing"] is nothing
+        True
+        >>> del PERTURBATIONS["nothing"]
+    """
+    if not _NAME.fullmatch(name):
+        raise ValueError(
+            f"perturbation name {name!r} must be lowercase letters, digits and '_', "
+            "starting with a letter (e.g. 'slow_fonts')"
+        )
+    known = PERTURBATIONS.get(name)
+    if known is not None and known is not function:
+        raise ValueError(
+            f"perturbation {name!r} is {known.__module__}.{known.__qualname__} already; "
+            "register yours under another name"
+        )
+    PERTURBATIONS[name] = function
 
 
 class UnknownPerturbationError(WebHarnessError, ValueError):
@@ -121,6 +164,7 @@ __all__ = [
     "parse_stack",
     "perturbation",
     "popup",
+    "register_perturbation",
     "slow_rendering",
     "theme",
 ]
