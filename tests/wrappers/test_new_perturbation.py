@@ -6,7 +6,8 @@ The module is written by the test into its own folder and registers itself on im
 ``register_perturbation``. The command runs in a child process that imports the module
 first (``-c "import stamp_perturbation; ...main()"``, the folder on ``PYTHONPATH``): the
 same ``main`` as the ``webharness`` script, with the perturbation registered in its
-process, as a user's own launcher would do it.
+process, as a user's own launcher would do it. The run has two worker processes, which
+import the module too (the jobs name it), so it is registered where the episodes play.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import gymnasium as gym
 import pytest
 
 from webharness.perturbations import PERTURBATIONS, register_perturbation
-from webharness.runner import RunFolder
+from webharness.runner import RunConfig, RunFolder, expand_jobs
 from webharness.trace.io import load_trace
 from webharness.wrappers import PerturbationWrapper, perturb
 
@@ -102,6 +103,13 @@ def test_a_registered_name_must_be_a_plain_word_and_new(stamp):
     register_perturbation("stamp", PERTURBATIONS["stamp"])  # the same again: nothing changes
 
 
+def test_a_runs_jobs_name_the_module_a_worker_imports_to_register_it(stamp, tmp_path):
+    stacks = ["", "popup", "stamp,popup@1"]
+    config = RunConfig(agents=["oracle"], tasks=["form"], seeds=[0], perturbations=stacks)
+    jobs = expand_jobs(config, tmp_path)
+    assert [job.perturbation_modules for job in jobs] == [[], [], ["stamp_perturbation"]]
+
+
 def test_a_registered_perturbation_works_through_the_cli_and_the_report(
     browser, stamp_folder, tmp_path
 ):
@@ -110,7 +118,7 @@ def test_a_registered_perturbation_works_through_the_cli_and_the_report(
     path = os.pathsep.join(p for p in (str(stamp_folder), os.environ.get("PYTHONPATH")) if p)
     done = subprocess.run(
         [sys.executable, "-c", launcher, "run", "--agents", "oracle", "--tasks", "form"]
-        + ["--seeds", "0", "--obs-mode", "text", "--no-screenshots"]
+        + ["--seeds", "0", "--obs-mode", "text", "--no-screenshots", "--workers", "2"]
         + ["--perturbations", ";stamp@1", "--out", str(run_dir)],
         env={**os.environ, "PYTHONPATH": path},
         capture_output=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import math
+import pickle
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -133,6 +134,13 @@ def test_a_perturbed_env_is_remade_from_its_spec():
     ]
     assert again.strength == 0.2 and again.env.strength == 0.5
     assert len(again.unwrapped.hook_factories) == 2
+
+
+def test_an_unknown_perturbation_error_crosses_a_process_as_it_reads():
+    error = UnknownPerturbationError("popop")
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is UnknownPerturbationError and str(again) == str(error)
+    assert again.name == "popop"
 
 
 def test_an_unknown_perturbation_name_suggests_the_closest():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from webharness.episode.hooks import HookFactory
@@ -82,14 +82,27 @@ def register_perturbation(name: str, function: Perturbation) -> None:
     PERTURBATIONS[name] = function
 
 
+def outside_modules(names: Iterable[str]) -> list[str]:
+    """The modules outside webharness that define the perturbations called ``names``: what
+    another process (a run's worker) imports so that they register there too."""
+    modules = (perturbation(name).__module__ for name in names)
+    return sorted({m for m in modules if m != __name__ and not m.startswith(f"{__name__}.")})
+
+
 class UnknownPerturbationError(WebHarnessError, ValueError):
     """A perturbation name that does not exist."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, message: str | None = None) -> None:
+        self.name = name
         super().__init__(
-            f"unknown perturbation {name!r}.{did_you_mean(name, PERTURBATIONS)} "
+            message
+            or f"unknown perturbation {name!r}.{did_you_mean(name, PERTURBATIONS)} "
             f"Known: {', '.join(PERTURBATIONS)}"
         )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as it reads: a worker process's error reaches the run as it was raised."""
+        return type(self), (self.name, str(self))
 
 
 def check_strength(strength: Any) -> float:
@@ -160,6 +173,7 @@ __all__ = [
     "label_drift",
     "latency",
     "layout_shift",
+    "outside_modules",
     "paraphrase",
     "parse_stack",
     "perturbation",

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from webharness.errors import RunError
 from webharness.reporting.records import AttemptKey
-from webharness.runner.config import MAX_EPISODES, RunConfig
+from webharness.runner.config import MAX_EPISODES, RunConfig, check_stack
 from webharness.runner.task_selection import match_tasks
 from webharness.spec.task_folders import TaskFolder
 from webharness.trace.frames import DEFAULT_FRAMES
@@ -26,6 +26,9 @@ class EpisodeJob(BaseModel):
     seed: int
     trial: int = 0
     perturbations: str = ""
+    # Modules registering the stack's perturbations from outside webharness: a worker
+    # process imports them before it makes the env.
+    perturbation_modules: list[str] = Field(default_factory=list)
     obs_mode: str = "both"
     screenshots: bool = True
     frames: str = DEFAULT_FRAMES
@@ -59,10 +62,12 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
             f"seeds x trials), more than {MAX_EPISODES:,}; split it into smaller runs"
         )
     from webharness.agents.specs import PRICE_OPTIONS, parse_agent_spec
+    from webharness.perturbations import outside_modules
     from webharness.spec.catalogue import task_folder
 
     options = {k: v for k, v in config.agent_options.items() if k not in PRICE_OPTIONS}
     options.update({"log_prompts": True} if config.log_prompts else {})
+    modules = {s: outside_modules(n for n, _ in check_stack(s)[0]) for s in config.perturbations}
     return [
         EpisodeJob(
             agent=parse_agent_spec(agent).label,
@@ -71,6 +76,7 @@ def expand_jobs(config: RunConfig, run_dir: Path) -> list[EpisodeJob]:
             seed=seed,
             trial=trial,
             perturbations=stack,
+            perturbation_modules=modules[stack],
             obs_mode=config.obs_mode,
             screenshots=config.screenshots,
             frames=config.frames,

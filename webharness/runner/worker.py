@@ -8,6 +8,7 @@ starts (the local pool's initializer; a Ray worker process's first job) and clos
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import logging
 import os
@@ -97,6 +98,7 @@ class Worker:
         episode = folder.episode_dir(trace_dir)
         agent = _make_agent(job.agent, job.agent_options)
         _register_task(job)
+        _register_perturbations(job)
         env = self.env(job.env_id, job.obs_mode, job.perturbations)
         started = time.perf_counter()
         try:
@@ -252,6 +254,13 @@ def _register_task(job: EpisodeJob) -> None:
 
     if job.task_folder is not None and task_folder(job.env_id) is None:
         register_folder(job.task_folder)
+
+
+def _register_perturbations(job: EpisodeJob) -> None:
+    """Import the modules that register the job's perturbations from outside webharness, in
+    this process (a spawned worker, a Ray worker); where they are imported, nothing."""
+    for module in job.perturbation_modules:
+        importlib.import_module(module)
 
 
 def _make_agent(label: str, run_options: dict[str, Any]) -> Any:
