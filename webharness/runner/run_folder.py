@@ -17,13 +17,14 @@ import json
 import os
 import platform
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webharness.agents.specs import identity_changes
-from webharness.errors import RunError
+from webharness.errors import RunError, WebHarnessError
 from webharness.reporting.costs import PriceTable
 from webharness.reporting.records import AttemptKey, EvalAttempt, append_attempt, read_attempts
 from webharness.reporting.splits import Split
@@ -168,10 +169,8 @@ class RunFolder:
         Raises:
             RunError: the line cannot be written (a full disk, a read-only folder).
         """
-        try:
+        with self.writing(f"appending to {self.results}"):
             append_attempt(self.results, attempt)
-        except OSError as exc:
-            raise self.storage_error(f"appending to {self.results}", exc) from exc
 
     def prepare(self, config: RunConfig, episodes: int) -> None:
         """Make each agent once (to try its options), check that the agents which already
@@ -189,12 +188,10 @@ class RunFolder:
         agents = agent_identities(config.agents, config.agent_options)
         before = self._read_manifest()
         self._check_same_agents(before.get("agents", {}), agents)
-        try:
+        with self.writing(f"preparing the run folder {self.root}"):
             self.root.mkdir(parents=True, exist_ok=True)
             self._drop_torn_line()
             self._write_manifest(config, episodes, before, agents)
-        except OSError as exc:
-            raise self.storage_error(f"preparing the run folder {self.root}", exc) from exc
 
     def price_table(self) -> PriceTable:
         """The prices the run was given (none when its manifest names none)."""
@@ -272,6 +269,23 @@ class RunFolder:
         tmp = self.manifest.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest, indent=2, default=str))
         os.replace(tmp, self.manifest)
+
+    @contextmanager
+    def writing(self, doing: str) -> Iterator[None]:
+        """Where the run writes its outputs: a write that fails there (a full disk, a
+        read-only folder) stops the run with the RunError of ``storage_error``.
+
+        A short write of a trace is a TraceError. The harness's own errors pass unchanged,
+        though some are OSErrors as well (BrowserNotFoundError): they are not the disk's.
+        """
+        try:
+            yield
+        except TraceError as exc:
+            raise self.storage_error(doing, exc) from exc
+        except WebHarnessError:
+            raise
+        except OSError as exc:
+            raise self.storage_error(doing, exc) from exc
 
     @staticmethod
     def storage_error(doing: str, exc: OSError | TraceError) -> RunError:

@@ -23,15 +23,16 @@ from typing import Any
 import gymnasium as gym
 
 from webharness.browser.shared import keep_browser
-from webharness.diagnosis.scoring import EpisodeScore, attempt_record, score_trace
+from webharness.diagnosis.scoring import score_trace
 from webharness.errors import AgentUnavailableError, RunError, WebHarnessError
 from webharness.golden.cache import GoldenCache, golden_key, link_tree
 from webharness.golden.play import golden_traces, play_episode, sound_entry, warn_if_spoiled
 from webharness.reporting.records import EvalAttempt
+from webharness.runner.attempts import harness_fault, played_attempt, telling_steps
 from webharness.runner.jobs import EpisodeJob
 from webharness.runner.run_folder import RunFolder
 from webharness.trace.frames import FrameCodec
-from webharness.trace.io import TraceError, keep_frames_of
+from webharness.trace.io import keep_frames_of
 from webharness.trace.models import EpisodeTrace
 from webharness.trace.recorder import EpisodeRecorder
 
@@ -106,19 +107,19 @@ class Worker:
         except (AgentUnavailableError, RunError):
             raise  # no model, or no disk: the run cannot go on, and counts nothing of this
         except WebHarnessError as exc:  # the browser, the page: not the agent's fault
-            return _harness_fault(job, trace_dir, exc, started)
+            return harness_fault(job, trace_dir, exc, started)
         phases = {"episode": _ms_since(started), "trace_writing": writing_ms}
-        with _stops_the_run(folder, f"writing the golden traces or transcript of {_of(job)}"):
+        with folder.writing(f"writing the golden traces or transcript of {_of(job)}"):
             _save_transcript(agent, episode)
             with _timed(phases, "golden"):
                 goldens = self._goldens(job, folder)
         spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
         with _timed(phases, "scoring"):
             score = score_trace(trace, goldens, spec=spec)
-        attempt = _attempt(job, agent, trace, score, trace_dir, phases)
+        attempt = played_attempt(job, agent, trace, score, trace_dir, phases)
         if job.keep_frames == "around_failure":
-            with _stops_the_run(folder, f"dropping frames from {episode}"):
-                keep_frames_of(episode, _telling_steps(attempt))
+            with folder.writing(f"dropping frames from {episode}"):
+                keep_frames_of(episode, telling_steps(attempt))
         return attempt
 
     def _goldens(self, job: EpisodeJob, folder: RunFolder) -> list[EpisodeTrace]:
@@ -285,30 +286,12 @@ def _play(
         frames=FrameCodec.parse(job.frames),
     )
     try:
-        with _stops_the_run(folder, f"writing the trace of {_of(job)} to {episode}"):
+        with folder.writing(f"writing the trace of {_of(job)} to {episode}"):
             trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
     finally:
         if recorder.writer is not None:
             recorder.writer.close()  # an episode cut short leaves no open file behind
     return trace, recorder.writing_ms
-
-
-@contextmanager
-def _stops_the_run(folder: RunFolder, doing: str) -> Iterator[None]:
-    """Where the worker writes the run's outputs: a write that fails there (a full disk, a
-    read-only folder) stops the run with a RunError saying what failed and how to go on.
-
-    A short write of the trace is a TraceError. The harness's own errors pass unchanged,
-    though some are OSErrors as well (BrowserNotFoundError): they are not the disk's.
-    """
-    try:
-        yield
-    except TraceError as exc:
-        raise folder.storage_error(doing, exc) from exc
-    except WebHarnessError:
-        raise
-    except OSError as exc:
-        raise folder.storage_error(doing, exc) from exc
 
 
 @contextmanager
@@ -327,45 +310,6 @@ def _of(job: EpisodeJob) -> str:
     return f"{job.env_id} seed {job.seed}"
 
 
-def _attempt(
-    job: EpisodeJob,
-    agent: Any,
-    trace: EpisodeTrace,
-    score: EpisodeScore,
-    trace_dir: str,
-    phases: dict[str, float],
-) -> EvalAttempt:
-    """The attempt of a played episode: its score, with what the agent spent and the
-    time each phase took."""
-    usage = getattr(agent, "usage", None)
-    attempt = attempt_record(
-        trace,
-        score,
-        runner=job.agent,
-        model=getattr(agent, "model", None),
-        trial=job.trial,
-        perturbations=job.perturbations,
-        duration_ms=phases["episode"],
-        prompt_tokens=getattr(usage, "prompt_tokens", 0),
-        completion_tokens=getattr(usage, "completion_tokens", 0),
-        trace_dir=trace_dir,
-    )
-    retries = getattr(getattr(agent, "stats", None), "retries", None)
-    rounded = {k: round(v, 1) for k, v in phases.items()}
-    return attempt.model_copy(update={"retries": retries, "phases_ms": rounded})
-
-
-def _telling_steps(attempt: EvalAttempt) -> set[int]:
-    """The steps whose frames tell what happened: the first and the last, and each of the
-    failure, first divergence and decisive steps with the step before and after it."""
-    marks = [attempt.failure_step, attempt.first_divergence_step, attempt.decisive_step]
-    steps = {0, attempt.steps}
-    for mark in marks:
-        if mark is not None:
-            steps |= {mark - 1, mark, mark + 1}
-    return steps
-
-
 def _save_transcript(agent: Any, trace_dir: Path) -> None:
     """Prompts and replies, kept only when the agent was asked to log them (--log-prompts)."""
     transcript = getattr(agent, "transcript", None)
@@ -373,24 +317,3 @@ def _save_transcript(agent: Any, trace_dir: Path) -> None:
         tmp = trace_dir / "transcript.json.tmp"
         tmp.write_text(json.dumps(transcript, indent=1, default=str), encoding="utf-8")
         os.replace(tmp, trace_dir / "transcript.json")
-
-
-def _harness_fault(job: EpisodeJob, trace_dir: str, exc: Exception, started: float) -> EvalAttempt:
-    """The attempt of an episode the harness could not play (not the agent's failure)."""
-    import webharness
-
-    return EvalAttempt(
-        scenario_id=job.env_id,
-        category=webharness.get_task(job.env_id).category,
-        runner=job.agent,
-        seed=job.seed,
-        trial=job.trial,
-        perturbations=job.perturbations,
-        passed=False,
-        not_executable=True,
-        failure_code="runtime_error",
-        root_cause="environment",
-        error=f"{type(exc).__name__}: {exc}"[:500],
-        duration_ms=round((time.perf_counter() - started) * 1000, 1),
-        trace_dir=trace_dir,
-    )
