@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict
 
 
 class ActionErrorKind(str, Enum):
+    """Why an action failed: the agent's mistake or the page's, never an exception."""
+
     UNPARSEABLE = "unparseable"  # not a valid action string
     UNKNOWN_REF = "unknown_ref"  # no element ever had this ref
     STALE_REF = "stale_ref"  # the element had this ref in an earlier observation, now gone
@@ -37,4 +39,5 @@ class ActionResult(BaseModel):
 
     @classmethod
     def failed(cls, error: ActionErrorKind, message: str) -> ActionResult:
+        """A failed action's result: its kind of error and a message for the agent."""
         return cls(ok=False, error=error, message=message)

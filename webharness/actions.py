@@ -18,6 +18,8 @@ MAX_ACTION_CHARS = 10_000
 
 
 class ActionKind(str, Enum):
+    """The name of each action of the DSL, as the agent writes it."""
+
     CLICK = "click"
     FILL = "fill"
     SELECT_OPTION = "select_option"
@@ -68,101 +70,139 @@ class _Action(BaseModel):
 
     @property
     def ref_target(self) -> str | None:
+        """The ref the action targets, None for an action without one."""
         return getattr(self, "ref", None)
 
 
 class Click(_Action):
+    """``click(ref)``: a trusted click at the centre of the element, after a hit test."""
+
     kind: Literal["click"] = "click"
     ref: str
 
 
 class Fill(_Action):
+    """``fill(ref, text)``: replace the value of a text field (or contenteditable)."""
+
     kind: Literal["fill"] = "fill"
     ref: str
     text: str
 
 
 class SelectOption(_Action):
+    """``select_option(ref, option)``: choose an option by its label or value."""
+
     kind: Literal["select_option"] = "select_option"
     ref: str
     option: str
 
 
 class Check(_Action):
+    """``check(ref)``: make a checkbox, radio or switch checked."""
+
     kind: Literal["check"] = "check"
     ref: str
 
 
 class Uncheck(_Action):
+    """``uncheck(ref)``: make a checkbox or switch unchecked."""
+
     kind: Literal["uncheck"] = "uncheck"
     ref: str
 
 
 class Hover(_Action):
+    """``hover(ref)``: move the pointer over the element."""
+
     kind: Literal["hover"] = "hover"
     ref: str
 
 
 class Press(_Action):
+    """``press(ref?, key)``: press a key (Playwright's names) on the element or the focus."""
+
     kind: Literal["press"] = "press"
     ref: str | None = None  # None: the focused element
     key: str
 
     def dsl(self) -> str:
+        """The action as a DSL string (``press('e3', 'Enter')`` or ``press('Enter')``)."""
         return f"press({self.ref!r}, {self.key!r})" if self.ref else f"press({self.key!r})"
 
 
 class Scroll(_Action):
+    """``scroll(dx, dy)``: scroll the page by this many CSS pixels."""
+
     kind: Literal["scroll"] = "scroll"
     dx: float
     dy: float
 
 
 class MouseClick(_Action):
+    """``mouse_click(x, y)``: a click at a point of the viewport, in CSS pixels."""
+
     kind: Literal["mouse_click"] = "mouse_click"
     x: float
     y: float
 
 
 class KeyboardType(_Action):
+    """``keyboard_type(text)``: type into whatever has the focus."""
+
     kind: Literal["keyboard_type"] = "keyboard_type"
     text: str
 
 
 class Goto(_Action):
+    """``goto(url)``: navigate; an origin the task does not allow is refused."""
+
     kind: Literal["goto"] = "goto"
     url: str
 
 
 class GoBack(_Action):
+    """``go_back()``: the browser's back button."""
+
     kind: Literal["go_back"] = "go_back"
 
 
 class Wait(_Action):
+    """``wait(ms)``: let the page run for ``ms`` milliseconds (at most 30 s)."""
+
     kind: Literal["wait"] = "wait"
     ms: int = Field(default=1000, ge=0, le=30_000)
 
 
 class Noop(_Action):
+    """``noop()``: do nothing; the page is observed again."""
+
     kind: Literal["noop"] = "noop"
 
 
 class SendMsgToUser(_Action):
+    """``send_msg_to_user(text)``: the final answer; it ends the episode."""
+
     kind: Literal["send_msg_to_user"] = "send_msg_to_user"
     text: str
 
 
 class AskUser(_Action):
+    """``ask_user(question)``: the simulated user's reply comes in ``user_messages``."""
+
     kind: Literal["ask_user"] = "ask_user"
     question: str
 
 
 class ReportInfeasible(_Action):
+    """``report_infeasible(reason)``: the agent says the task cannot be done."""
+
     kind: Literal["report_infeasible"] = "report_infeasible"
     reason: str
 
 
 class Done(_Action):
+    """``done()``: the agent says the task is done; it ends the episode."""
+
     kind: Literal["done"] = "done"
 
 

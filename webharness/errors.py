@@ -34,14 +34,20 @@ class TaskSpecError(WebHarnessError, ValueError):
 
 
 class TaskFolderError(WebHarnessError, ValueError):
-    """A task folder that cannot be registered (missing, holding no ``task.yaml``, or under a
-    namespace that is not free): names the folder or namespace, and what to do."""
+    """A task folder that cannot be registered.
+
+    It is missing, holds no ``task.yaml``, or is under a namespace that is not free; the
+    message names the folder or namespace, and what to do.
+    """
 
 
 class SetupError(WebHarnessError, RuntimeError):
-    """A task's setup failed on reset (a call the app refused, a target not on the page):
-    the episode cannot start in its start state, so it is not executable. Names the task,
-    the setup item (``setup.2``, what it is) and what went wrong."""
+    """A task's setup failed on reset: the episode is not executable.
+
+    A call the app refused, or a target not on the page: the episode cannot start in its
+    start state. The message names the task, the setup item (``setup.2``, what it is) and
+    what went wrong.
+    """
 
     def __init__(self, task: str, index: int, item: str, problem: str) -> None:
         self.task, self.index, self.item, self.problem = task, index, item, problem
@@ -52,8 +58,10 @@ class SetupError(WebHarnessError, RuntimeError):
 
 
 class AgentUnavailableError(WebHarnessError, RuntimeError):
-    """An agent cannot act at all (no API key, endpoint unreachable): the run stops
-    rather than count its episodes as failures."""
+    """An agent cannot act at all (no API key, endpoint unreachable).
+
+    The run stops rather than count its episodes as failures.
+    """
 
 
 # The command that lists every task (built-in, registered and of the installed packs).
@@ -79,8 +87,11 @@ class RunError(WebHarnessError, RuntimeError):
 
 
 class ConfigError(RunError, ValueError):
-    """A value of a run's configuration that cannot work: names the field, the value and
-    what is allowed (``field``, ``value`` and ``problem`` are kept for the CLI's message)."""
+    """A value of a run's configuration that cannot work.
+
+    The message names the field, the value and what is allowed; ``field``, ``value`` and
+    ``problem`` are kept for the CLI's message.
+    """
 
     def __init__(self, field: str, value: object, problem: str) -> None:
         self.field, self.value, self.problem = field, value, problem
@@ -88,9 +99,11 @@ class ConfigError(RunError, ValueError):
 
 
 class AppError(WebHarnessError, RuntimeError):
-    """A task's own app (``app:`` in its spec) failed to start, to become ready, to reset or
-    to stop: names the command and the last lines of its output. Episodes that need the app
-    are not executable."""
+    """A task's own app (``app:`` in its spec) failed to start, become ready, reset or stop.
+
+    The message names the command and the last lines of its output. Episodes that need
+    the app are not executable.
+    """
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
@@ -102,9 +115,11 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
 def known_names(
     value: str, known: Sequence[str], listed_by: str, key: Callable[[str], str] = str
 ) -> str:
-    """The end of a message about an unknown name: every known name when there are at most
-    ``SHOWN_IN_FULL``; else the closest ones (``difflib``, comparing ``key`` of each) and how
-    many others there are, with the command that lists them all.
+    """The end of a message about an unknown name.
+
+    Every known name when there are at most ``SHOWN_IN_FULL``; else the closest ones
+    (``difflib``, comparing ``key`` of each) and how many others there are, with the command
+    that lists them all.
 
     Example:
         >>> known_names("popop", ["latency", "popup"], "webharness list")

@@ -1,5 +1,8 @@
-"""A URL's origin (``scheme://host[:port]``), as the harness compares origins: what a task
-may reach, what a perturbation touches, which frames are another origin's."""
+"""A URL's origin (``scheme://host[:port]``), as the harness compares origins.
+
+It decides what a task may reach, what a perturbation touches, and which frames are
+another origin's.
+"""
 
 from __future__ import annotations
 

@@ -48,21 +48,26 @@ class Element(BaseModel):
 
     @property
     def locator(self) -> SemanticLocator:
+        """The element's role and accessible name, which survive re-rendering."""
         return SemanticLocator(role=self.role, name=self.name)
 
     @property
     def is_current(self) -> bool:
-        """The page marks it as the current one: aria-current, a selected tab, a pressed
-        toggle button."""
+        """Whether the page marks it as the current one.
+
+        That is aria-current, a selected tab, or a pressed toggle button.
+        """
         if self.current not in (None, "", "false"):
             return True
         return bool(self.pressed) or (self.role == "tab" and bool(self.selected))
 
 
 class PageNode(BaseModel):
-    """A node of the page that is not an interactive element (a list, a list item, a row,
-    a region, a dialog, a heading...) and the node it is in. The state holds them only for
-    a task that asks for scopes (``within``, counts by role): the others pay nothing."""
+    """A node of the page that is not an interactive element, and the node it is in.
+
+    A list, a list item, a row, a region, a dialog, a heading... The state holds them only
+    for a task that asks for scopes (``within``, counts by role): the others pay nothing.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -73,6 +78,8 @@ class PageNode(BaseModel):
 
 
 class Heading(BaseModel):
+    """A heading of the page: its level (1-6) and text."""
+
     model_config = ConfigDict(extra="forbid")
 
     level: int
@@ -111,14 +118,18 @@ class SemanticState(BaseModel):
     def find(
         self, role: str, name: str, exact: bool = True, within: Iterable[str] | None = None
     ) -> list[Element]:
-        """Elements with this role whose name equals (or contains) ``name``; with
-        ``within`` (refs of nodes, see ``scopes``), only those inside one of them."""
+        """Elements with this role whose name equals (or contains) ``name``.
+
+        With ``within`` (refs of nodes, see ``scopes``), only those inside one of them.
+        """
         found = [e for e in self.elements if _named(e, role, name, exact)]
         return found if within is None else self._inside(found, set(within))
 
     def scopes(self, role: str, name: str, exact: bool = True) -> list[str]:
-        """The refs of the nodes and elements with this role and name: the scopes a
-        ``within`` names (empty when the page has none)."""
+        """The refs of the nodes and elements with this role and name.
+
+        These are the scopes a ``within`` names (empty when the page has none).
+        """
         return [n.ref for n in self._all() if _named(n, role, name, exact)]
 
     def count(
@@ -153,6 +164,7 @@ class SemanticState(BaseModel):
         return inside
 
     def by_ref(self, ref: str) -> Element | None:
+        """The element with this ref, None when the state has none."""
         return next((e for e in self.elements if e.ref == ref), None)
 
     def diff(self, after: SemanticState) -> StateDiff:
@@ -198,6 +210,7 @@ class StateDiff(BaseModel):
 
 
 def element_key(role: str, name: str, occurrence: int = 0) -> str:
+    """The key an element is matched by across states: role, name and which occurrence."""
     return f"{role}|{name}#{occurrence}"
 
 

@@ -120,8 +120,10 @@ def find_chromium(playwright_path: str | None = None, headless: bool = True) -> 
 
 
 def _playwright_headless_shell(chromium_path: str) -> str | None:
-    """Playwright's headless shell download beside its Chromium of the same revision
-    (``ms-playwright/chromium-1187/...`` → ``ms-playwright/chromium_headless_shell-1187/...``)."""
+    """Playwright's headless shell download beside its Chromium of the same revision.
+
+    ``ms-playwright/chromium-1187/...`` → ``ms-playwright/chromium_headless_shell-1187/...``.
+    """
     parts = Path(chromium_path).parts
     for i, part in enumerate(parts):
         if part.startswith("chromium-") and part[len("chromium-") :].isdigit():
@@ -238,8 +240,10 @@ class BrowserHost:
             self._playwright = None
 
     def kill(self) -> None:
-        """Kill the browser and its processes at once (a hung or crashed browser); ``close``
-        still has to run to stop Playwright and the thread."""
+        """Kill the browser and its processes at once (a hung or crashed browser).
+
+        ``close`` still has to run to stop Playwright and the thread.
+        """
         pid, self._browser_pid = self._browser_pid, None
         if pid is not None:
             kill_group(pid)
@@ -276,11 +280,14 @@ class BrowserHost:
         _LIVE_HOSTS.discard(self)
 
     def _remove_left_profile(self) -> None:
-        """Playwright's driver removes a browser's profile folder once the browser has
+        """Remove the profile folder a killed driver left.
+
+        Playwright's driver removes a browser's profile folder once the browser has
         closed; a driver killed first (SIGKILL, a crash) leaves it behind (~220 KB a
         launch). Still there after the close: the browser's processes are killed, and
         waited for, as its network and storage services write there too (one still
-        shutting down wrote files after the folder was removed), then the folder."""
+        shutting down wrote files after the folder was removed), then the folder.
+        """
         profile, self._profile = self._profile, None
         if profile is not None and profile.exists():
             self._browser_pid = None
@@ -290,11 +297,13 @@ class BrowserHost:
 
 
 def _report_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """asyncio's report of an error no one handled, less one that repeats news: when
-    Playwright's driver dies (Ctrl-C reaches it as it reaches us), its transport sets an
+    """Asyncio's report of an error no one handled, less one that repeats news.
+
+    When Playwright's driver dies (Ctrl-C reaches it as it reaches us), its transport sets an
     error on a future no one waits for once Playwright has started. Every call in flight
     or made later fails with Playwright's own error, which is where the harness handles
-    it; the "never retrieved" line would only print a second, bare account at exit."""
+    it; the "never retrieved" line would only print a second, bare account at exit.
+    """
     message, exception = context.get("message", ""), context.get("exception")
     if not ("never retrieved" in message and str(exception) == DRIVER_GONE):
         loop.default_exception_handler(context)
@@ -305,9 +314,11 @@ _ENVIRON_LOCK = threading.Lock()
 
 @contextmanager
 def _driver_node_options() -> Iterator[None]:
-    """``DRIVER_NODE_OPTIONS`` in the environment while Playwright spawns its driver (it
-    copies ``os.environ``), put back afterwards. A user's own ``NODE_OPTIONS`` come after
-    ours, so a flag they set wins."""
+    """``DRIVER_NODE_OPTIONS`` in the environment while Playwright spawns its driver.
+
+    Playwright copies ``os.environ``; it is put back afterwards. A user's own
+    ``NODE_OPTIONS`` come after ours, so a flag they set wins.
+    """
     with _ENVIRON_LOCK:
         previous = os.environ.get("NODE_OPTIONS")
         os.environ["NODE_OPTIONS"] = f"{DRIVER_NODE_OPTIONS} {previous or ''}".strip()

@@ -138,8 +138,10 @@ class TraceWriter:
         return path
 
     def finish(self, end: EpisodeEnd) -> None:
-        """Wait for the steps to be written, record how the episode ended (``end.json``) and
-        close the steps file."""
+        """Wait for the steps to be written, record how the episode ended, close the file.
+
+        How it ended goes to ``end.json``.
+        """
         self.close()
         self._raise_error()
         write_atomic(self.folder / END, end.model_dump_json(indent=1).encode())
@@ -160,8 +162,11 @@ class TraceWriter:
         self.close()
 
     def _frame(self, index: int, pixels: np.ndarray) -> str:
-        """The file name of this step's frame: the step before's when the pixels are the
-        same, else a new file, written in the background."""
+        """The file name of this step's frame.
+
+        The step before's when the pixels are the same, else a new file, written in the
+        background.
+        """
         _check_frame(pixels)
         last = self._last_frame
         if last is not None and last[0].shape == pixels.shape and np.array_equal(last[0], pixels):
@@ -192,8 +197,10 @@ class TraceWriter:
         self._last_work = self._background.submit(self._in_order, work, *args)
 
     def _in_order(self, work: Callable[..., Any], *args: Any) -> None:
-        """Run one piece of background work, unless an earlier one failed (the folder
-        would then hold a line naming a frame that is not there)."""
+        """Run one piece of background work, unless an earlier one failed.
+
+        After a failure the folder would hold a line naming a frame that is not there.
+        """
         if self._error is not None:
             return
         try:
@@ -243,8 +250,10 @@ def load_trace(folder: Path | str) -> EpisodeTrace:
 
 
 def keep_frames_of(folder: Path | str, steps: set[int]) -> int:
-    """Drop the frames of every step but ``steps`` from a finished episode folder (the
-    steps' lines say they have none); returns how many files were removed."""
+    """Drop the frames of every step but ``steps`` from a finished episode folder.
+
+    The steps' lines then say they have none. Returns how many files were removed.
+    """
     folder = Path(folder)
     path, text = _steps_text(folder)
     lines = [json.loads(line) for line in text.splitlines() if line]
@@ -269,9 +278,11 @@ def load_screenshot(folder: Path | str, step: StepRecord) -> np.ndarray | None:
 
 
 def pack_steps(folder: Path | str) -> None:
-    """Replace a finished trace's ``steps.jsonl`` with ``steps.jsonl.gz`` (the same lines:
-    a golden trace's 19 kB of states on a form page becomes 2.4 kB). A crash between the
-    two leaves both, and the packed one is read."""
+    """Replace a finished trace's ``steps.jsonl`` with ``steps.jsonl.gz``.
+
+    The same lines: a golden trace's 19 kB of states on a form page becomes 2.4 kB. A crash
+    between the two leaves both, and the packed one is read.
+    """
     folder = Path(folder)
     if (folder / STEPS).is_file():
         write_atomic(folder / PACKED_STEPS, _gzip((folder / STEPS).read_bytes()))

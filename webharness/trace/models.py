@@ -86,8 +86,10 @@ class EpisodeTrace(BaseModel):
 
     @property
     def actions(self) -> list[str]:
+        """The agent's actions, step by step (the reset has none)."""
         return [s.action for s in self.steps[1:] if s.action is not None]
 
     @property
     def states(self) -> list[SemanticState]:
+        """The page's semantic state after the reset and after each step."""
         return [s.state for s in self.steps]
