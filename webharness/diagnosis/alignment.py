@@ -138,12 +138,15 @@ class Alignment(BaseModel):
         return len(self.extra_steps) + len(self.skipped_golden_steps) + len(self.wrong_actions)
 
 
-def element_diff(agent: SemanticState, golden: SemanticState) -> ElementDiff:
+def element_diff(
+    agent: SemanticState, golden: SemanticState, id_patterns: Sequence[str] = ()
+) -> ElementDiff:
     """Elements missing, extra or changed in ``agent`` relative to ``golden``.
 
     Args:
         agent: the agent's state.
         golden: the golden state it was matched with.
+        id_patterns: the task's own patterns of generated ids, replaced in names.
 
     Returns:
         The difference, keyed by role+name (duplicates by occurrence).
@@ -151,7 +154,7 @@ def element_diff(agent: SemanticState, golden: SemanticState) -> ElementDiff:
     >>> element_diff(agent_state, golden_state).describe()   # doctest: +SKIP
     ["no button 'Submit'"]
     """
-    mine, theirs = keyed_elements(agent), keyed_elements(golden)
+    mine, theirs = keyed_elements(agent, id_patterns), keyed_elements(golden, id_patterns)
     changed = []
     for key in sorted(mine.keys() & theirs.keys()):
         a, g = mine[key], theirs[key]
@@ -179,6 +182,7 @@ def align(
     *,
     weights: SimilarityWeights = DEFAULT_WEIGHTS,
     threshold: float = DEFAULT_THRESHOLD,
+    id_patterns: Sequence[str] = (),
 ) -> Alignment:
     """Align an agent's trace with one or several golden traces and keep the best.
 
@@ -187,6 +191,9 @@ def align(
         golden: one golden trace, or several (one per golden path).
         weights: how much each part of a state counts in the similarity.
         threshold: similarity at which a state counts as the golden one (progress, drift).
+        id_patterns: the task's own patterns of ids the app generates
+            (``diagnosis.generated_ids``), besides the built-in ones of URLs: the two
+            runs' records may have other ids.
 
     Returns:
         The alignment on the path the run followed: the most golden key steps followed
@@ -201,8 +208,8 @@ def align(
     goldens = [golden] if isinstance(golden, EpisodeTrace) else list(golden)
     if not goldens:
         raise ValueError("align() needs at least one golden trace, got an empty list")
-    agent_side = _Side(agent)
-    sides = [_Side(g) for g in goldens]
+    agent_side = _Side(agent, id_patterns)
+    sides = [_Side(g, id_patterns) for g in goldens]
     results = [_align_one(agent_side, side, weights, threshold) for side in sides]
     best = min(
         range(len(results)),
@@ -222,10 +229,13 @@ def align(
 class _Side:
     """One trace's per-step data, computed once per ``align`` call."""
 
-    def __init__(self, trace: EpisodeTrace) -> None:
+    def __init__(self, trace: EpisodeTrace, id_patterns: Sequence[str]) -> None:
         self.trace = trace
+        self.id_patterns = id_patterns
         self.index = [s.index for s in trace.steps]
-        self.features: list[StateFeatures] = [state_features(s.state) for s in trace.steps]
+        self.features: list[StateFeatures] = [
+            state_features(s.state, id_patterns) for s in trace.steps
+        ]
         # an action the harness refused (an error result) did not happen: its step pairs
         # with no golden step
         self.refused = [s.action_result is not None and not s.action_result.ok for s in trace.steps]
@@ -289,7 +299,9 @@ def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> Mat
         agent_step=agent.index[i],
         golden_step=golden.index[j],
         similarity=similarity,
-        element_diff=element_diff(agent.trace.steps[i].state, golden.trace.steps[j].state),
+        element_diff=element_diff(
+            agent.trace.steps[i].state, golden.trace.steps[j].state, agent.id_patterns
+        ),
         action_agent=agent.trace.steps[i].action,
         action_golden=golden.trace.steps[j].action,
         action_matches=same,
