@@ -12,13 +12,14 @@ the agent's runs after them visit other ``/books/<id>/...`` URLs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import gymnasium as gym
 import pytest
 
 from tests.support.library import TASKS, running_library
 from tests.support.registry import registrations_undone
+from tests.support.wrong_choices import instead, other_option, wrong_choice_saved
 from webharness import register_tasks
 from webharness.apps import AppInstance
 from webharness.diagnosis.failures import FailureCode, Stage
@@ -26,7 +27,7 @@ from webharness.diagnosis.scoring import score_trace
 from webharness.golden.oracle import OracleAgent
 from webharness.golden.play import golden_traces, play_episode
 from webharness.testing import FAULTS, FaultyAgent
-from webharness.testing.fault_agent import Fault, FaultContext, Planned
+from webharness.testing.fault_agent import FaultContext, Planned
 from webharness.trace.models import EpisodeTrace
 
 pytestmark = pytest.mark.slow
@@ -74,12 +75,6 @@ def test_the_oracle_aligns_one_to_one_with_goldens_recorded_under_other_ids(envs
         assert len(alignment.matched) == len(golden.steps) == len(trace.steps)
 
 
-def _instead(name: str, plan: Callable[[FaultContext], list[Planned]]) -> Fault:
-    """A wrong choice in place of a golden step, the oracle playing on after it."""
-    code, stage = FailureCode.TASK_INCOMPLETE, Stage.DECISION
-    return Fault(name, code, stage, plan, then="oracle", replaces=True)
-
-
 def _another_book(ctx: FaultContext) -> list[Planned]:
     """Open a book that is not the task's (its link in the list)."""
     (lanterns,) = ctx.state.find("link", "Lanterns")
@@ -89,7 +84,7 @@ def _another_book(ctx: FaultContext) -> list[Planned]:
 def test_an_agent_opening_another_book_diverges_where_it_opened_it(envs):
     env = envs["delete_book"]
     goldens = _goldens(env, range(1))[0]
-    agent = FaultyAgent(_instead("other_book", _another_book), at=1, env=env)
+    agent = FaultyAgent(instead("other_book", _another_book), at=1, env=env)
     trace = play_episode(env, agent, 0, screenshots=False)
     assert trace.steps[1].state.url.endswith("/edit") and not trace.end.success
     score = score_trace(trace, goldens)
@@ -98,29 +93,13 @@ def test_an_agent_opening_another_book_diverges_where_it_opened_it(envs):
     assert (score.failure.code, score.failure.step) == (FailureCode.TASK_INCOMPLETE, 1)
 
 
-def _other_genre(ctx: FaultContext) -> list[Planned]:
-    action = ctx.golden_action
-    other = next(g for g in ("Fiction", "History", "Poetry") if g != action.option)
-    return [action.model_copy(update={"option": other}).dsl()]
-
-
 def test_a_wrong_genre_saved_is_task_incomplete_at_the_choice_not_a_rejection(envs):
     """The save lands on the change list, whose bulk-action select is required and holds
     the browser's "Please select an item in the list." from load: not the agent's doing."""
     env = envs["add_book"]
     goldens = _goldens(env, range(1))[0]
-    # golden step 8 is the select_option of the genre
-    agent = FaultyAgent(_instead("other_genre", _other_genre), at=8, env=env)
-    trace = play_episode(env, agent, 0, screenshots=False)
-    landing = trace.steps[-2].state  # after the save, before done()
-    (action,) = landing.find("combobox", "Action")
-    assert action.required and action.validation_message and not action.invalid
-    failure = score_trace(trace, goldens).failure
-    assert (failure.code, failure.step, failure.stage) == (
-        FailureCode.TASK_INCOMPLETE,
-        agent.expected_step(),
-        Stage.DECISION,
-    ), failure.message
+    genre = other_option("Fiction", "History")  # golden step 8 picks the genre
+    failure = wrong_choice_saved(env, goldens, genre, at=8, seed=0, untouched="Action")
     assert all(n.code is not FailureCode.VALIDATION_ERROR for n in failure.step_notes)
 
 

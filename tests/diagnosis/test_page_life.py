@@ -78,7 +78,7 @@ def _emptied(field: str) -> SemanticState:
 
 def test_a_browser_message_is_the_agent_s_doing_on_the_field_it_acted_on_only():
     emptied = run(('fill("e11", "")', _emptied("ISBN")), start=edit_form())
-    assert acted_on(emptied, 1) == {("textbox", "ISBN")}
+    assert acted_on(emptied, 1) == {("textbox", "ISBN"): ""}
     report = annotate(emptied)
     assert (report.code, report.step) == (FailureCode.VALIDATION_ERROR, 1)
     assert "the browser's constraint validation rejected the input" in report.message
@@ -112,3 +112,12 @@ def test_a_banner_there_on_arrival_does_not_make_a_dead_button_a_rejection():
     )
     trace = run(('click("e51")', banner, {"changed": False}), start=banner)
     assert codes(annotate(trace)) == [(1, FailureCode.ACTION_NO_EFFECT)]
+
+
+def test_a_field_the_app_emptied_after_taking_its_value_is_no_rejection():
+    typed = edit_form()
+    typed.elements[0] = typed.elements[0].model_copy(update={"value": "Lanterns II"})
+    cleared = _emptied("Title")  # the app saved it and emptied the field: required again
+    trace = run(('fill("e10", "Lanterns II")', typed), ('click("e13")', cleared), start=edit_form())
+    assert acted_on(trace, 2)[("textbox", "Title")] == "Lanterns II"
+    assert codes(annotate(trace)) == []

@@ -62,16 +62,19 @@ def page_start(trace: EpisodeTrace, pos: int) -> int:
     return pos
 
 
-def acted_on(trace: EpisodeTrace, pos: int) -> frozenset[tuple[str, str]]:
-    """The (role, name) of the elements the agent's actions on the page shown at ``pos``
-    targeted, up to ``pos``: a ref, or the focused element for typing and keys."""
+def acted_on(trace: EpisodeTrace, pos: int) -> dict[tuple[str, str], str | None]:
+    """The elements the agent's actions on the page shown at ``pos`` targeted, up to
+    ``pos`` (a ref, or the focused element for typing and keys), by (role, name): each
+    with its value right after the agent's last action on it."""
     start = page_start(trace, pos)
-    targets = set()
+    targets: dict[tuple[str, str], str | None] = {}
     for p in range(start + 1, pos + 1):
         element = _target(TraceStep(trace, p))
         if element is not None:
-            targets.add((element.role, element.name))
-    return frozenset(targets)
+            key = (element.role, element.name)
+            after = trace.steps[p].state.find(element.role, element.name)
+            targets[key] = after[0].value if after else None
+    return targets
 
 
 def arrival_alerts(trace: EpisodeTrace, pos: int) -> list[str]:
@@ -87,17 +90,20 @@ def arrival_alerts(trace: EpisodeTrace, pos: int) -> list[str]:
 def caused_by_agent(step: TraceStep, field: Element) -> bool:
     """Whether a field flagged invalid after ``step`` is evidence against the agent's input.
 
-    Yes when the agent acted on the field on this page, or when the app flagged it
-    (``aria-invalid``) in answer to the agent: after an action on the same page, or on
-    the page a submit brought. A message of the browser's own on a field nobody touched
-    (a ``required`` field on a page just arrived at) is the page's state on load.
+    When the app flagged it (``aria-invalid``): when the agent acted on the field on this
+    page, or the flag answers the agent (after an action on the same page, or on the
+    page a submit brought). When only the browser's constraint message marks it: when
+    the value it rejects is the agent's, the field as the agent's last action on this
+    page left it. A message of the browser's own on a field nobody touched (a
+    ``required`` field on a page just arrived at), or on one the app emptied after
+    taking its value (a form cleared after a save), is not about the agent's input.
     """
-    if (field.role, field.name) in acted_on(step.trace, step.pos):
-        return True
+    touched = acted_on(step.trace, step.pos)
+    key = (field.role, field.name)
     if not field.invalid:
-        return False  # only the browser's constraint message, on an untouched field
+        return key in touched and touched[key] == field.value
     fresh = new_document(step.before.state, step.record.state)
-    return not fresh or submits(step)
+    return key in touched or not fresh or submits(step)
 
 
 def _target(step: TraceStep) -> Element | None:
