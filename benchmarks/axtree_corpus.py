@@ -46,13 +46,13 @@ def _with_paths(spec: TaskSpec, paths: dict[str, list[dict[str, Any]]]) -> TaskS
     return spec.model_copy(update={"golden_paths": [*spec.golden_paths, *extra]})
 
 
-def _own_page(page: str, steps: list[dict[str, Any]]) -> TaskSpec:
+def _own_page(page: str, steps: list[dict[str, Any]], site: str = "modern_site") -> TaskSpec:
     spec = TaskSpec.model_validate(
         {
-            "id": "modern_" + page.removesuffix(".html"),
+            "id": site.removesuffix("_site") + "_" + page.removesuffix(".html"),
             "category": "benchmark",
             "instruction": f"Look at {page}.",
-            "site": str(FIXTURES / "modern_site"),
+            "site": str(FIXTURES / site),
             "start_page": f"/{page}",
             "success": {"kind": "text", "text": "never shown"},
             "golden_paths": [{"id": "look", "steps": [*steps, {"action": "done"}]}],
@@ -91,7 +91,40 @@ def own_pages(frame_servers: list[str]) -> list[Page]:
         )
         for arrangement in FRAME_ARRANGEMENTS
     ]
-    return [Page(f"own/{page}", _own_page(page, steps)) for page, steps in opened.items()] + framed
+    admin = [
+        Page(f"own/admin_site/{page}", _own_page(page, steps, "admin_site"))
+        for page, steps in ADMIN_PAGES.items()
+    ]
+    own = [Page(f"own/{page}", _own_page(page, steps)) for page, steps in opened.items()]
+    return own + framed + admin
+
+
+# A server-rendered admin (Django's layout, tests/fixtures/admin_site): the change list
+# (search, a required bulk action, titles as row header cells, filters with date fields),
+# the add form sent back with errors (date, select, error lists), the delete confirmation.
+ADMIN_PAGES = {
+    "changelist.html": [
+        {"action": "fill", "target": {"role": "textbox", "name": "Search"}, "value": "salt"},
+        {
+            "action": "check",
+            "target": {"role": "checkbox", "name": "Select this object for an action - Lanterns"},
+        },
+        _click("link", "Add book"),
+        _click("link", "Delete"),
+    ],
+    "add.html": [
+        {
+            "action": "select_option",
+            "target": {"role": "combobox", "name": "Genre:"},
+            "value": "Poetry",
+        },
+        {
+            "action": "fill",
+            "target": {"role": "textbox", "name": "ISBN:"},
+            "value": "9781234567890",
+        },
+    ],
+}
 
 
 def library_pages() -> list[Page]:

@@ -24,9 +24,10 @@ import yaml
 from tests.support.chores_app import ChoresApp, serving
 from tests.support.episodes import agent_policy, play
 from tests.support.registry import FIXTURES, registrations_undone
+from tests.support.wrong_choices import instead
 from webharness import SetupError, TaskSpecError, register_tasks
 from webharness.cli import main
-from webharness.diagnosis.failures import FailureCode
+from webharness.diagnosis.failures import FailureCode, Stage
 from webharness.golden import oracle
 from webharness.golden.oracle import MAX_WAITS_PER_STEP, OracleAgent
 from webharness.reporting.records import read_attempts
@@ -35,6 +36,7 @@ from webharness.runner.jobs import EpisodeJob
 from webharness.runner.worker import Worker
 from webharness.spec.catalogue import task_folder
 from webharness.testing import FAULTS, FaultyAgent
+from webharness.testing.fault_agent import FaultContext, Planned
 from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment
 
 CHORES_TASK = FIXTURES / "chores_task"
@@ -131,6 +133,52 @@ def test_a_faulty_agent_gets_its_code_and_step_through_the_wrappers(chores):
             failure = info["failure"]
             assert (failure.code.value, failure.step) == (code, agent.expected_step()), failure
             assert info["alignment"] is not None and info["task"].env_id == chores
+    finally:
+        env.close()
+
+
+def _adding(data: dict[str, Any]) -> None:
+    """The task as adding a chore: after the save the board asks for a reminder, a
+    ``required`` select the agent has not touched."""
+    data["instruction"] = 'On the chores board, add the chore "Walk the cat".'
+    data["success"] = {
+        "kind": "js",
+        "expression": "JSON.parse(localStorage.getItem('chores')).includes('Walk the cat')",
+    }
+    new_chore = {"role": "textbox", "name": "New chore"}
+    data["golden_paths"] = [
+        {
+            "id": "add",
+            "steps": [
+                {"action": "fill", "target": new_chore, "value": "Walk the cat"},
+                {"action": "click", "target": {"role": "button", "name": "Add"}},
+                {"action": "done"},
+            ],
+        }
+    ]
+
+
+def _another_chore(ctx: FaultContext) -> list[Planned]:
+    return [ctx.golden_action.model_copy(update={"text": "Walk the dog"}).dsl()]
+
+
+def test_a_wrong_chore_added_is_a_wrong_choice_not_a_rejection(variant):
+    """After the save the board shows a required "Remind me about it" select with the
+    browser's message on it from the moment it appears: untouched by the agent, it is no
+    rejection of its input (issue 41)."""
+    env_id = variant(_adding)
+    fault = instead("other_chore", _another_chore)
+    env = FailureAnnotation(GoldenTraceAlignment(gym.make(env_id, obs_mode="text")))
+    try:
+        run = play(env, agent_policy(FaultyAgent(fault, at=1)), seed=2)
+        (remind,) = run.infos[2]["semantic_state"].find("combobox", "Remind me about it")
+        assert remind.required and remind.validation_message and not remind.invalid
+        failure = run.last["failure"]
+        assert (failure.code, failure.step, failure.stage) == (
+            FailureCode.TASK_INCOMPLETE,
+            1,
+            Stage.DECISION,
+        ), failure.message
     finally:
         env.close()
 

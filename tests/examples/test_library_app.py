@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from webharness.apps import AppInstance, load_app
+from tests.support.library import running_library
+from webharness.apps import AppInstance
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-TASKS = EXAMPLES / "library_tasks"
 BOOK = {"title": "The Amber Index", "author": "Ada Moss", "isbn": "978-1-2345-67890"}
 BOOK |= {"year": "1999", "genre": "Poetry", "available": "1"}
 
@@ -54,9 +54,7 @@ class Browser:
 
 @pytest.fixture(scope="module")
 def app() -> Iterator[AppInstance]:
-    spec = load_app(TASKS / "delete_book" / "task.yaml")
-    assert spec is not None
-    with AppInstance(spec) as running:
+    with running_library() as running:
         yield running
 
 
@@ -127,9 +125,7 @@ def test_ids_grow_across_resets_and_the_reset_ends_every_session(app, client):
 
 
 def test_each_instance_has_a_database_of_its_own(app, client):
-    spec = load_app(TASKS / "delete_book" / "task.yaml")
-    assert spec is not None
-    with AppInstance(spec) as other:
+    with running_library() as other:
         client.sign_in()
         client.post("/books/add", BOOK)
         assert client.state(title="The Amber Index") != []

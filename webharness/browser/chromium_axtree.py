@@ -1,7 +1,8 @@
 """Chromium's own accessibility tree, read over CDP, beside ours: the outside reference our
 tree is measured against (``benchmarks/bench_axtree.py``, the page agent's tests).
 
-Chromium's interactive nodes (``Accessibility.getFullAXTree``, every frame) are matched to
+Chromium's interactive nodes and table headers (``Accessibility.getFullAXTree``, every
+frame) are matched to
 our refs through their DOM nodes: each node is resolved in the page agent's world and asked
 for the ref the agent gave it (in a frame of another origin, in that frame's agent's world,
 over the session that reaches it: ``frame_worlds.py``). A node counts as shown when that
@@ -26,6 +27,10 @@ INTERACTIVE = frozenset(
     "button link textbox searchbox checkbox radio combobox listbox option menuitem "
     "menuitemcheckbox menuitemradio tab switch slider spinbutton treeitem".split()
 )
+# Table headers are measured too: a <th> heads its row or its column by where it stands
+# (a scope, the cells beside it), which an agent reading a table relies on.
+TABLE_HEADERS = frozenset({"columnheader", "rowheader"})
+MEASURED = INTERACTIVE | TABLE_HEADERS
 # Chromium's internal role names where ours (ARIA's) differ: a <summary> is a button, a
 # date or colour input a text field (we show the field, not its parts), an image an img.
 CHROMIUM_ROLES = {
@@ -50,7 +55,7 @@ _REF_OF = "function () { const agent = " + AGENT + "; return agent ? agent.refOf
 
 @dataclass(frozen=True)
 class ChromiumNode:
-    """One interactive node of Chromium's tree."""
+    """One measured node of Chromium's tree (interactive, or a table header)."""
 
     backend_id: int
     role: str  # ours, mapped from Chromium's
@@ -92,7 +97,8 @@ def tree_nodes(axtree: str) -> dict[str, tuple[str, str]]:
 
 
 async def chromium_nodes(cdp: CDPSession) -> list[ChromiumNode]:
-    """Chromium's interactive, unignored nodes in every frame of the page, in tree order."""
+    """Chromium's measured (interactive or table header), unignored nodes in every frame of
+    the page, in tree order."""
     frames = [(await cdp.send("Page.getFrameTree"))["frameTree"]]
     found: list[ChromiumNode] = []
     while frames:
@@ -113,7 +119,7 @@ def _interactive(nodes: list[dict[str, Any]], frame_id: str) -> list[ChromiumNod
     for node in nodes:
         raw = node.get("role", {}).get("value", "")
         role = CHROMIUM_ROLES.get(raw, raw)
-        if node.get("ignored") or role not in INTERACTIVE or "backendDOMNodeId" not in node:
+        if node.get("ignored") or role not in MEASURED or "backendDOMNodeId" not in node:
             continue
         if _inside_native_composite(node, by_id):
             continue

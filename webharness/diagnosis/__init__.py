@@ -1,8 +1,9 @@
 """Offline diagnosis of saved traces; imports nothing of the browser.
 
-``similarity`` (how alike two page states are), ``progress`` (when a golden state counts
-as reached), ``alignment`` (the run laid over its golden traces), ``decisive`` (the run's
-point of no return), ``failures`` (failure codes and root-cause stages) and ``scoring``
-(all of it for one trace, with the task's trace rules)."""
+``similarity`` (how alike two page states are, ``generated_ids`` compared as one),
+``progress`` (when a golden state counts as reached), ``alignment`` (the run laid over its
+golden traces, each pair with its ``element_diff``), ``decisive`` (the run's point of no
+return), ``failures`` (failure codes and root-cause stages) and ``scoring`` (all of it for
+one trace, with the task's trace rules)."""
 
 __all__: list[str] = []  # users import the modules themselves

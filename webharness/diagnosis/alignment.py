@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from webharness.diagnosis.decisive import decisive_step
+from webharness.diagnosis.element_diff import ElementChange, ElementDiff, element_diff
 from webharness.diagnosis.progress import (
     DEFAULT_THRESHOLD,
     progress_rate,
@@ -28,15 +28,12 @@ from webharness.diagnosis.progress import (
     reached_through,
 )
 from webharness.diagnosis.similarity import (
-    COMPARED_FIELDS,
     DEFAULT_WEIGHTS,
     SimilarityWeights,
     StateFeatures,
-    keyed_elements,
     similarity_matrix,
     state_features,
 )
-from webharness.semantic import SemanticLocator, SemanticState
 from webharness.trace.models import EpisodeTrace
 from webharness.trace.signatures import ActionSignature, action_signature
 
@@ -52,40 +49,6 @@ __all__ = [
 GAP_COST = 0.5  # cost of an extra agent step or a skipped golden step (a match costs 1 - sim)
 FIDELITY_SCALE = 0.25  # nDTW distance scale: a mean cost of 0.25 per golden step gives 1/e
 _EPS = 1e-9
-
-
-class ElementChange(BaseModel):
-    """An element both states have (same role+name) whose value or flags differ."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    role: str
-    name: str
-    fields: list[str]  # which of value/checked/selected/disabled/invalid/expanded differ
-    agent: dict[str, Any] = Field(default_factory=dict)
-    golden: dict[str, Any] = Field(default_factory=dict)
-
-
-class ElementDiff(BaseModel):
-    """How the agent's elements differ from the golden state's, matched by role+name."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    missing: list[SemanticLocator] = Field(default_factory=list)  # golden has, agent lacks
-    extra: list[SemanticLocator] = Field(default_factory=list)  # agent has, golden lacks
-    changed: list[ElementChange] = Field(default_factory=list)
-
-    def __bool__(self) -> bool:
-        return bool(self.missing or self.extra or self.changed)
-
-    def describe(self) -> list[str]:
-        """One short line per difference, e.g. ``no button 'Submit'``."""
-        lines = [f"no {loc.role} {loc.name!r}" for loc in self.missing]
-        lines += [f"unexpected {loc.role} {loc.name!r}" for loc in self.extra]
-        for c in self.changed:
-            shown = ", ".join(f"{f} {c.agent[f]!r} (golden {c.golden[f]!r})" for f in c.fields)
-            lines.append(f"{c.role} {c.name!r}: {shown}")
-        return lines
 
 
 class MatchedPair(BaseModel):
@@ -138,47 +101,13 @@ class Alignment(BaseModel):
         return len(self.extra_steps) + len(self.skipped_golden_steps) + len(self.wrong_actions)
 
 
-def element_diff(agent: SemanticState, golden: SemanticState) -> ElementDiff:
-    """Elements missing, extra or changed in ``agent`` relative to ``golden``.
-
-    Args:
-        agent: the agent's state.
-        golden: the golden state it was matched with.
-
-    Returns:
-        The difference, keyed by role+name (duplicates by occurrence).
-
-    >>> element_diff(agent_state, golden_state).describe()   # doctest: +SKIP
-    ["no button 'Submit'"]
-    """
-    mine, theirs = keyed_elements(agent), keyed_elements(golden)
-    changed = []
-    for key in sorted(mine.keys() & theirs.keys()):
-        a, g = mine[key], theirs[key]
-        fields = [f for f in COMPARED_FIELDS if getattr(a, f) != getattr(g, f)]
-        if fields:
-            changed.append(
-                ElementChange(
-                    role=a.role,
-                    name=a.name,
-                    fields=fields,
-                    agent={f: getattr(a, f) for f in fields},
-                    golden={f: getattr(g, f) for f in fields},
-                )
-            )
-    return ElementDiff(
-        missing=[theirs[k].locator for k in sorted(theirs.keys() - mine.keys())],
-        extra=[mine[k].locator for k in sorted(mine.keys() - theirs.keys())],
-        changed=changed,
-    )
-
-
 def align(
     agent: EpisodeTrace,
     golden: EpisodeTrace | Sequence[EpisodeTrace],
     *,
     weights: SimilarityWeights = DEFAULT_WEIGHTS,
     threshold: float = DEFAULT_THRESHOLD,
+    id_patterns: Sequence[str] = (),
 ) -> Alignment:
     """Align an agent's trace with one or several golden traces and keep the best.
 
@@ -187,6 +116,9 @@ def align(
         golden: one golden trace, or several (one per golden path).
         weights: how much each part of a state counts in the similarity.
         threshold: similarity at which a state counts as the golden one (progress, drift).
+        id_patterns: the task's own patterns of ids the app generates
+            (``diagnosis.generated_ids``), besides the built-in ones of URLs: the two
+            runs' records may have other ids.
 
     Returns:
         The alignment on the path the run followed: the most golden key steps followed
@@ -201,8 +133,8 @@ def align(
     goldens = [golden] if isinstance(golden, EpisodeTrace) else list(golden)
     if not goldens:
         raise ValueError("align() needs at least one golden trace, got an empty list")
-    agent_side = _Side(agent)
-    sides = [_Side(g) for g in goldens]
+    agent_side = _Side(agent, id_patterns)
+    sides = [_Side(g, id_patterns) for g in goldens]
     results = [_align_one(agent_side, side, weights, threshold) for side in sides]
     best = min(
         range(len(results)),
@@ -222,10 +154,13 @@ def align(
 class _Side:
     """One trace's per-step data, computed once per ``align`` call."""
 
-    def __init__(self, trace: EpisodeTrace) -> None:
+    def __init__(self, trace: EpisodeTrace, id_patterns: Sequence[str]) -> None:
         self.trace = trace
+        self.id_patterns = id_patterns
         self.index = [s.index for s in trace.steps]
-        self.features: list[StateFeatures] = [state_features(s.state) for s in trace.steps]
+        self.features: list[StateFeatures] = [
+            state_features(s.state, id_patterns) for s in trace.steps
+        ]
         # an action the harness refused (an error result) did not happen: its step pairs
         # with no golden step
         self.refused = [s.action_result is not None and not s.action_result.ok for s in trace.steps]
@@ -289,7 +224,9 @@ def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> Mat
         agent_step=agent.index[i],
         golden_step=golden.index[j],
         similarity=similarity,
-        element_diff=element_diff(agent.trace.steps[i].state, golden.trace.steps[j].state),
+        element_diff=element_diff(
+            agent.trace.steps[i].state, golden.trace.steps[j].state, agent.id_patterns
+        ),
         action_agent=agent.trace.steps[i].action,
         action_golden=golden.trace.steps[j].action,
         action_matches=same,

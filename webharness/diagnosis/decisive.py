@@ -7,7 +7,8 @@ golden state ``j`` of the path:
 - the app's data are the same rows (nothing saved, created or deleted that the path
   would have to take back);
 - the page is the same (the URL with its query: another product's page, or results of
-  another search, is somewhere else);
+  another search, is somewhere else; ids the app generated count as the same by
+  ``similarity.same_url``);
 - every control present in both whose value, checked or selected state differs is one
   that a later golden step (after ``j``) writes anyway, so the path overwrites it.
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from webharness.diagnosis.similarity import StateFeatures
+from webharness.diagnosis.similarity import StateFeatures, same_url
 from webharness.trace.models import EpisodeTrace
 from webharness.trace.signatures import action_signature
 
@@ -58,15 +59,15 @@ class _Path:
             if target is not None:
                 later.add(target)
         after.reverse()
-        self._by_place: dict[tuple[str, Any], list[tuple[frozenset[Any], frozenset[Any]]]] = {}
+        self._by_place: dict[tuple[str, Any], list[tuple[StateFeatures, frozenset[Any]]]] = {}
         for f, writes in zip(features, after):
-            self._by_place.setdefault((f.url, f.sets[2]), []).append((f.sets[1], writes))
+            self._by_place.setdefault((f.url, f.sets[2]), []).append((f, writes))
 
     def admits(self, features: StateFeatures) -> bool:
         """Whether some golden state becomes ``features`` without undoing anything."""
         mine = features.sets[1]
         for theirs, writes in self._by_place.get((features.url, features.sets[2]), ()):
-            if _rewritten(mine, theirs) <= writes:
+            if same_url(features, theirs) and _rewritten(mine, theirs.sets[1]) <= writes:
                 return True
         return False
 

@@ -84,6 +84,8 @@ class ProgressTracker:
         golden: one golden trace, or several.
         weights: how much each part of a state counts in the similarity.
         threshold: the similarity (relative to the starts') at which a state is reached.
+        id_patterns: the task's own patterns of ids the app generates
+            (``diagnosis.generated_ids``), besides the built-in ones of URLs.
 
     Raises:
         ValueError: no golden trace, or one without steps.
@@ -95,11 +97,13 @@ class ProgressTracker:
         *,
         weights: SimilarityWeights = DEFAULT_WEIGHTS,
         threshold: float = DEFAULT_THRESHOLD,
+        id_patterns: Sequence[str] = (),
     ) -> None:
         goldens = [golden] if isinstance(golden, EpisodeTrace) else list(golden)
         if not goldens or any(not g.steps for g in goldens):
             raise ValueError("ProgressTracker needs golden traces with at least one step")
-        self._golden = [[state_features(s.state) for s in g.steps] for g in goldens]
+        self._ids = tuple(id_patterns)
+        self._golden = [[state_features(s.state, self._ids) for s in g.steps] for g in goldens]
         self._weights, self._threshold = weights, threshold
         self._position = [0] * len(goldens)  # golden index last reached, per trace
         self._reached = [0] * len(goldens)
@@ -112,7 +116,7 @@ class ProgressTracker:
 
     def update(self, state: SemanticState) -> float:
         """Take the agent's newest state; return the progress so far in [0, 1]."""
-        features = state_features(state)
+        features = state_features(state, self._ids)
         if not self._cut:
             self._cut = [
                 reach_cut(self._threshold, state_similarity(features, g[0], self._weights))
@@ -136,12 +140,13 @@ def progress_curve(
     *,
     weights: SimilarityWeights = DEFAULT_WEIGHTS,
     threshold: float = DEFAULT_THRESHOLD,
+    id_patterns: Sequence[str] = (),
 ) -> float:
     """Progress of the states so far along the golden trace(s), in [0, 1].
 
     Uses ``ProgressTracker`` from scratch; keep a tracker to pay per step instead.
     """
-    tracker = ProgressTracker(golden, weights=weights, threshold=threshold)
+    tracker = ProgressTracker(golden, weights=weights, threshold=threshold, id_patterns=id_patterns)
     for state in agent_states:
         tracker.update(state)
     return tracker.progress

@@ -31,11 +31,15 @@ def score_trace(
     goldens: Sequence[EpisodeTrace],
     feasible: bool = True,
     spec: TaskSpec | None = None,
+    id_patterns: Sequence[str] = (),
 ) -> EpisodeScore:
     """Align the trace with the task's golden traces (when there are any), annotate it,
     and check the task's trace rules: those of ``spec`` when given (the env's own), else
-    those of the catalogue's spec of the trace's env id (none when it has no such task)."""
-    alignment = align(trace, list(goldens)) if goldens and trace.steps else None
+    those of the catalogue's spec of the trace's env id (none when it has no such task).
+    ``id_patterns``: the task's own patterns of ids its app generates (``align``)."""
+    alignment = (
+        align(trace, list(goldens), id_patterns=id_patterns) if goldens and trace.steps else None
+    )
     return EpisodeScore(
         alignment=alignment,
         failure=annotate(trace, alignment, feasible=feasible),

@@ -12,6 +12,12 @@ from webharness.actions import ENDING_ACTIONS, PAGE_FREE_ACTIONS, Action, Action
 from webharness.diagnosis.failures.codes import ERROR_CODES, FailureCode
 from webharness.diagnosis.failures.evidence import InvalidField
 from webharness.diagnosis.failures.notes import StepFailure, note, sort_notes
+from webharness.diagnosis.failures.page_life import (
+    arrival_alerts,
+    caused_by_agent,
+    new_document,
+    submits,
+)
 from webharness.diagnosis.failures.signals import (
     BUSY_WORDS,
     is_invalid,
@@ -48,9 +54,6 @@ _CHANGE_EXPECTED = frozenset(
 )
 # Keys that only move focus, which the state fingerprint leaves out on purpose.
 _FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"})
-# Keys and controls that submit a form: pressing or clicking them again is a resubmit.
-_SUBMIT_KEYS = frozenset({"Enter"})
-_SUBMIT_ROLES = frozenset({"button"})
 # Text fields, where a click only moves focus (and the caret).
 _FOCUS_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
 # A control already in the state the action asks for needs no change.
@@ -101,21 +104,20 @@ def same_rejection_again(step: TraceStep) -> StepFailure | None:
     """A resubmit that changed nothing because the app rejected it again, as it stood.
 
     The page before already showed a rejection (invalid fields, or an alert that does not
-    read as a success) and the action submits (Enter, or a click on a button): the page
-    staying the same is the same rejection, so the fault is the value, not the click.
-    Writes ``invalid_fields``, ``alerts``, ``rejected_again`` and ``alternative``.
+    read as a success and was not there when the page arrived by the reset or a link)
+    and the action submits (Enter, or a click on a button): the page staying the same is
+    the same rejection, so the fault is the value, not the click. Writes
+    ``invalid_fields``, ``alerts``, ``rejected_again`` and ``alternative``.
     """
-    action, before = step.action, step.before.state
-    submits = (isinstance(action, Press) and action.key in _SUBMIT_KEYS) or (
-        action is not None
-        and ActionKind(action.kind) in (ActionKind.CLICK, ActionKind.MOUSE_CLICK)
-        and step.element is not None
-        and step.element.role in _SUBMIT_ROLES
-        and not step.element.disabled  # a disabled button: the agent missed it (no effect)
-    )
+    before = step.before.state
     invalid = [_invalid_field(e) for e in before.elements if is_invalid(e)]
-    alerts = [a for a in before.alerts if not reads_as_success(a) and not BUSY_WORDS.search(a)]
-    if not submits or not (invalid or alerts):
+    on_arrival = arrival_alerts(step.trace, step.pos - 1)
+    alerts = [
+        a
+        for a in before.alerts
+        if not reads_as_success(a) and not BUSY_WORDS.search(a) and a not in on_arrival
+    ]
+    if not submits(step) or not (invalid or alerts):
         return None
     evidence = step.evidence(
         invalid_fields=invalid,
@@ -140,13 +142,20 @@ def needs_change(action: Action, element: Element | None) -> bool:
 def validation_failure(step: TraceStep) -> StepFailure | None:
     """A field newly invalid, or a new alert while the page stayed put, after a page action.
 
-    Writes ``invalid_fields`` and ``alerts``.
+    Only what the agent caused counts (``page_life.caused_by_agent``): a field it acted on
+    on this page, or one the app flagged in answer to it. On a page a link or ``goto``
+    brought, nothing is yet the agent's doing. Writes ``invalid_fields`` and ``alerts``.
     """
     action = step.action
     if action is None or ActionKind(action.kind) in PAGE_FREE_ACTIONS:
         return None
-    invalid = _newly_invalid(step.before.state, step.record.state)
-    alerts = _rejection_alerts(step.before, step.record)
+    invalid = [
+        _invalid_field(e)
+        for e in _newly_invalid(step.before.state, step.record.state)
+        if caused_by_agent(step, e)
+    ]
+    arrived = new_document(step.before.state, step.record.state) and not submits(step)
+    alerts = [] if arrived else _rejection_alerts(step.before, step.record)
     if not invalid and not alerts:
         return None
     evidence = step.evidence(invalid_fields=invalid, alerts=alerts)
@@ -172,13 +181,9 @@ def _invalid_field(element: Element) -> InvalidField:
     )
 
 
-def _newly_invalid(before: SemanticState, after: SemanticState) -> list[InvalidField]:
+def _newly_invalid(before: SemanticState, after: SemanticState) -> list[Element]:
     was_invalid = {(e.role, e.name) for e in before.elements if is_invalid(e)}
-    return [
-        _invalid_field(e)
-        for e in after.elements
-        if is_invalid(e) and (e.role, e.name) not in was_invalid
-    ]
+    return [e for e in after.elements if is_invalid(e) and (e.role, e.name) not in was_invalid]
 
 
 def _rejection_alerts(before: StepRecord, step: StepRecord) -> list[str]:

@@ -26,6 +26,25 @@ const INPUT_ROLES = {
   "": "textbox",
 };
 // The sectioning elements that make <header>/<footer> plain (HTML-AAM).
+// A <th>'s role, as Chromium computes it: its scope first (row, rowgroup: a row header;
+// col, colgroup: a column header); then a row with no <td> is a row of column headers;
+// in a row with data cells, a header beside a <td>, or at the row's start or end, heads
+// its row, and one between two headers heads its column.
+const headerRole = (el) => {
+  const scope = (el.getAttribute("scope") || "").toLowerCase();
+  if (scope === "row" || scope === "rowgroup") return "rowheader";
+  if (scope === "col" || scope === "colgroup") return "columnheader";
+  const row = el.parentElement;
+  const cells = row
+    ? Array.from(row.children).filter((c) => c.tagName === "TD" || c.tagName === "TH")
+    : [];
+  if (!cells.some((c) => c.tagName === "TD")) return "columnheader";
+  const at = cells.indexOf(el);
+  const before = cells[at - 1],
+    after = cells[at + 1];
+  if (!before || !after || before.tagName === "TD" || after.tagName === "TD") return "rowheader";
+  return "columnheader";
+};
 const SECTIONING = "article,aside,main,nav,section";
 const TAG_ROLES = {
   A: (el) => (el.hasAttribute("href") ? "link" : null),
@@ -61,7 +80,7 @@ const TAG_ROLES = {
   TABLE: () => "table",
   TR: () => "row",
   TD: (el) => (flatClosest(el, "[role=grid],[role=treegrid]") ? "gridcell" : "cell"),
-  TH: (el) => (el.scope === "row" ? "rowheader" : "columnheader"),
+  TH: (el) => headerRole(el),
   OPTGROUP: () => "group",
   DETAILS: () => "group",
   P: () => "paragraph",

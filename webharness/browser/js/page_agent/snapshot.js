@@ -15,7 +15,7 @@ import {
   startStylePass,
   visibleChildren,
 } from "./roles.js";
-import { boolAttr, checkedOf, disabledOf, valueOf } from "./states.js";
+import { boolAttr, checkedOf, disabledOf, errorTextOf, valueOf } from "./states.js";
 import { endNamePass, nameOf, startNamePass, textOf } from "./names.js";
 import { startRulesPass } from "./generated.js";
 import { refFor } from "./refs.js";
@@ -177,7 +177,7 @@ const snapshotPass = ({ minRef = 1, maxLines = DEFAULT_MAX_LINES, scopes = false
         expanded,
         required,
         invalid: Boolean(invalid),
-        validation_message: el.validationMessage || el.getAttribute("aria-errormessage-text") || "",
+        validation_message: errorTextOf(el, el.getAttribute("aria-invalid") === "true"),
         bbox: [r.x, r.y, r.width, r.height],
         in_viewport:
           r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw,
