@@ -234,8 +234,10 @@ def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> Mat
 
 
 def _pairable(sim: np.ndarray, refused: list[bool]) -> np.ndarray:
-    """``sim`` with the rows of refused actions made unpairable (a pair would cost more than
-    leaving both steps unpaired)."""
+    """``sim`` with the rows of refused actions made unpairable.
+
+    A pair would then cost more than leaving both steps unpaired.
+    """
     if not any(refused):
         return sim
     masked = sim.copy()
@@ -244,8 +246,11 @@ def _pairable(sim: np.ndarray, refused: list[bool]) -> np.ndarray:
 
 
 def _reached_with_previous(pairs: list[tuple[int, int]], sim: np.ndarray, cut: float) -> set[int]:
-    """Unpaired golden steps the agent reached along with the golden step paired just before
-    (``reached_through``, up to the next paired golden step)."""
+    """Unpaired golden steps the agent reached along with the golden step paired before.
+
+    Each is reached through that pair (``reached_through``), up to the next paired golden
+    step.
+    """
     reached: set[int] = set()
     ends = [j for _, j in pairs[1:]] + [sim.shape[1]]
     for (i, j), end in zip(pairs, ends):

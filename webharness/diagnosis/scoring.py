@@ -1,5 +1,8 @@
-"""Scoring a recorded episode offline: alignment to golden traces, failure diagnosis,
-and the flat ``EvalAttempt`` record. The live runner and ``webharness score`` share it."""
+"""Scoring a recorded episode offline.
+
+Alignment to golden traces, failure diagnosis, and the flat ``EvalAttempt`` record. The
+live runner and ``webharness score`` share it.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +22,11 @@ from webharness.trace.rules import RuleReport, evaluate_rules, load_rules
 
 
 class EpisodeScore(BaseModel):
+    """An episode's diagnosis: alignment, failure report and trace rules' verdicts.
+
+    The alignment is None when the task has no golden traces.
+    """
+
     model_config = ConfigDict(extra="forbid")
 
     alignment: Alignment | None
@@ -33,10 +41,13 @@ def score_trace(
     spec: TaskSpec | None = None,
     id_patterns: Sequence[str] = (),
 ) -> EpisodeScore:
-    """Align the trace with the task's golden traces (when there are any), annotate it,
-    and check the task's trace rules: those of ``spec`` when given (the env's own), else
-    those of the catalogue's spec of the trace's env id (none when it has no such task).
-    ``id_patterns``: the task's own patterns of ids its app generates (``align``)."""
+    """Align the trace with the task's golden traces, annotate it, check its trace rules.
+
+    Alignment needs golden traces. The trace rules are those of ``spec`` when given (the
+    env's own), else those of the catalogue's spec of the trace's env id (none when it has
+    no such task). ``id_patterns``: the task's own patterns of ids its app generates
+    (``align``).
+    """
     alignment = (
         align(trace, list(goldens), id_patterns=id_patterns) if goldens and trace.steps else None
     )

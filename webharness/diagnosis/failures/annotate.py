@@ -1,5 +1,4 @@
-"""Choosing the primary failure of an episode: ``annotate``, and the ``FailureReport``
-it returns.
+"""Choosing the primary failure of an episode: ``annotate`` and its ``FailureReport``.
 
 >>> from webharness.trace.models import EpisodeEnd, EpisodeTrace, StepRecord, TaskInstance
 >>> from webharness.semantic import SemanticState
@@ -42,26 +41,41 @@ class Decision(str, Enum):
 
 
 class AlignmentLike(Protocol):
-    """What ``annotate`` reads of a golden-trace alignment: ``diagnosis.alignment.Alignment``
-    has it, and so can a test's stand-in (read-only, so either kind of attribute will do)."""
+    """What ``annotate`` reads of a golden-trace alignment.
+
+    ``diagnosis.alignment.Alignment`` has it, and so can a test's stand-in (read-only, so
+    either kind of attribute will do).
+    """
 
     @property
-    def first_divergence_step(self) -> int | None: ...  # a StepRecord.index
+    def first_divergence_step(self) -> int | None:
+        """The ``StepRecord.index`` where the agent left every golden path, if it did."""
+        ...
 
     @property
-    def progress_rate(self) -> float: ...
+    def progress_rate(self) -> float:
+        """The share of the golden path's key states the agent reached, in order."""
+        ...
 
     @property
-    def fidelity(self) -> float: ...
+    def fidelity(self) -> float:
+        """How closely the agent's states follow the golden path's (nDTW-style, 0-1)."""
+        ...
 
     @property
-    def wrong_actions(self) -> Sequence[int]: ...
+    def wrong_actions(self) -> Sequence[int]:
+        """Agent steps paired with a golden step whose action differs in meaning."""
+        ...
 
     @property
-    def skipped_golden_steps(self) -> Sequence[int]: ...
+    def skipped_golden_steps(self) -> Sequence[int]:
+        """Golden steps the agent never reached."""
+        ...
 
     @property
-    def extra_steps(self) -> Sequence[int]: ...
+    def extra_steps(self) -> Sequence[int]:
+        """Agent steps paired with no golden step."""
+        ...
 
 
 class FailureReport(BaseModel):
