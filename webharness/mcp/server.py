@@ -30,7 +30,7 @@ def build_server(
     """
     runner = ToolRunner(episode, reset)
     limiter = anyio.CapacityLimiter(1)
-    sessions: list[object] = []  # the session playing the episode
+    sessions: list[str] = []  # the HTTP session (Mcp-Session-Id) playing the episode
 
     async def in_thread(function: Any, *args: Any) -> Any:
         return await anyio.to_thread.run_sync(function, *args, limiter=limiter)
@@ -39,10 +39,11 @@ def build_server(
         return types.ListToolsResult(tools=runner.list_tools())
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if new_session_resets and (not sessions or sessions[0] is not ctx.session):
+        session = _session_id(ctx)
+        if new_session_resets and session is not None and sessions != [session]:
             if sessions:
                 await in_thread(episode.reset)
-            sessions[:] = [ctx.session]
+            sessions[:] = [session]
         result: types.CallToolResult = await in_thread(runner.call, params.name, params.arguments)
         return result
 
@@ -88,6 +89,13 @@ def build_server(
         on_list_resources=list_resources,
         on_read_resource=read_resource,
     )
+
+
+def _session_id(ctx: Any) -> str | None:
+    """The HTTP session a request belongs to (its ``Mcp-Session-Id``); None without one."""
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    return headers.get("mcp-session-id") if headers is not None else None
 
 
 async def serve_stdio(episode: McpEpisode) -> None:
