@@ -111,7 +111,8 @@ class McpEpisode:
         last = self.last
         if last.ended:
             raise EpisodeEndedError(
-                "the episode has ended; call webharness_reset to start the next one"
+                "the episode has ended: call webharness_reset (stdio) or open a new session "
+                "(HTTP) to start the next one"
             )
         obs, _, terminated, truncated, info = self._ensure_env().step(action)
         self._last = StepResult(obs, info, ended=bool(terminated or truncated))

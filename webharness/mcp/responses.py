@@ -42,9 +42,7 @@ def episode_section(result: StepResult) -> str:
         lines.append(f"- Failure: {code} at step {failure.step} (stage: {stage})")
         if failure.message:
             lines.append(f"- Diagnosis: {failure.message}")
-    lines.append(
-        "- Next: call webharness_reset to start the next episode, if this server offers it"
-    )
+    lines.append("- Next: webharness_reset (stdio) or a new session (HTTP) starts another episode")
     return section("Episode", "\n".join(lines))
 
 
