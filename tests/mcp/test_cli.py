@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from webharness.cli import main
@@ -22,3 +24,13 @@ def test_a_usage_error_is_one_line(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(says) and err.count("\n") == 1
+
+
+def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["mcp", "form", "--http", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"webharness: --port {port}: cannot listen there:")

@@ -38,6 +38,7 @@ def texts(browser: None) -> dict[str, Any]:
             await call("ask", "webharness_ask_user", {"question": "Which country?"})
             await call("done", "webharness_done", {})
             await call("after_end", "browser_click", {"target": "e9"})
+            await call("other_task", "webharness_reset", {"task": "WebEval/login-v0"})
             await call("reset", "webharness_reset", {"seed": 1})
             await call("after_reset", "browser_snapshot", {})
         return out
@@ -100,3 +101,9 @@ def test_reset_starts_the_next_episode_with_its_seed(texts: dict[str, Any]) -> N
     reset = text_of(texts["reset"])
     assert "- Task: WebEval/form-v0\n- Seed: 1\n" in reset
     assert "### Episode" not in text_of(texts["after_reset"])
+
+
+def test_reset_plays_only_the_tasks_the_server_was_given(texts: dict[str, Any]) -> None:
+    assert texts["other_task"].is_error
+    text = text_of(texts["other_task"])
+    assert "task 'WebEval/login-v0' is not one this server plays: WebEval/form-v0" in text

@@ -85,6 +85,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         anyio.run(serve_http, endpoints, args.port, ready)
     except KeyboardInterrupt:
         pass
+    except OSError as exc:  # the port is taken, or not ours to bind
+        raise ConfigError("port", args.port, f"cannot listen there: {exc.strerror}") from None
     return 0
 
 

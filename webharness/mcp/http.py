@@ -99,12 +99,11 @@ async def serve_http(
     ``on_ready(port)`` is called once the socket listens."""
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((HOST, port))
-    sock.listen()
-    if on_ready is not None:
-        on_ready(sock.getsockname()[1])
-    config = uvicorn.Config(endpoints.app(), log_level="warning")
-    with sock:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, port))
+        sock.listen()
+        if on_ready is not None:
+            on_ready(sock.getsockname()[1])
+        config = uvicorn.Config(endpoints.app(), log_level="warning")
         await uvicorn.Server(config).serve(sockets=[sock])
