@@ -40,6 +40,8 @@ scripts/setup_components.sh &
 components=$!
 scripts/setup_js_checks.sh &
 js_checks=$!
+scripts/setup_playwright_mcp.sh &
+playwright_mcp=$!
 trap 'wait' EXIT
 
 if [ ! -x .venv/bin/python ]; then
@@ -65,3 +67,4 @@ fi
 
 wait "$components"
 wait "$js_checks"
+wait "$playwright_mcp"

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("webharness.golden", "webharness.perturbations"),
     ("webharness.wrappers",),
     ("webharness.agents",),
+    ("webharness.mcp",),  # an MCP server over one episode: envs under the wrappers
     ("webharness.runner",),
     ("webharness.cli", "webharness.testing"),
 )

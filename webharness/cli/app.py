@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from webharness.cli import cache, record, results, run, tasks
+from webharness.cli import cache, mcp, record, results, run, tasks
 from webharness.errors import ConfigError, WebHarnessError
 
 
@@ -49,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_parsers(sub)
     cache.add_parsers(sub)
     results.add_parsers(sub)
+    mcp.add_parsers(sub)
     for command in sub.choices.values():
         _name_arguments(command)
     return parser

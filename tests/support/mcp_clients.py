@@ -1,0 +1,95 @@
+"""Driving ``webharness mcp`` from a test with the ``mcp`` SDK's client: the server over
+stdio or streamable HTTP (a subprocess), and a DSL action as the MCP tool call it maps to."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from webharness import actions as A
+
+SERVER = [sys.executable, "-m", "webharness.cli", "mcp"]
+
+
+@asynccontextmanager
+async def stdio_session(*args: str) -> AsyncIterator[ClientSession]:
+    """A client session with ``webharness mcp ARGS`` spawned over stdio."""
+    params = StdioServerParameters(command=SERVER[0], args=[*SERVER[1:], *args])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+@contextmanager
+def http_server(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``webharness mcp --http ARGS`` on a free port: its endpoint URL and its process,
+    ended with the block."""
+    process = subprocess.Popen(
+        [*SERVER, "--http", *args], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()  # the server's first line names its endpoint
+        found = re.search(r"http://127\.0\.0\.1:\d+/mcp/\S+", line)
+        assert found, f"no endpoint in the server's first line: {line!r}"
+        # The rest of its stderr is read on, so a chatty server never blocks on the pipe.
+        threading.Thread(target=process.stderr.read, daemon=True).start()
+        yield found.group(0), process
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+@asynccontextmanager
+async def http_session(url: str) -> AsyncIterator[ClientSession]:
+    """A client session with the streamable HTTP endpoint at ``url``."""
+    async with streamable_http_client(url) as (read, write, *_):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+def tool_call(action: str) -> tuple[str, dict[str, Any]]:
+    """The Playwright MCP (or webharness task) tool call that plays DSL ``action``."""
+    parsed = A.parse_action(action)
+    match parsed:
+        case A.Click(ref=ref):
+            return "browser_click", {"target": ref, "element": "the golden step's target"}
+        case A.Fill(ref=ref, text=text):
+            return "browser_type", {"target": ref, "text": text}
+        case A.SelectOption(ref=ref, option=option):
+            return "browser_select_option", {"target": ref, "values": [option]}
+        case A.Check(ref=ref) | A.Uncheck(ref=ref):
+            value = "true" if isinstance(parsed, A.Check) else "false"
+            field = {"target": ref, "name": "box", "type": "checkbox", "value": value}
+            return "browser_fill_form", {"fields": [field]}
+        case A.Press(ref=None, key=key):
+            return "browser_press_key", {"key": key}
+        case A.Wait(ms=ms):
+            return "browser_wait_for", {"time": ms / 1000}
+        case A.Goto(url=url):
+            return "browser_navigate", {"url": url}
+        case A.SendMsgToUser(text=text):
+            return "webharness_answer", {"text": text}
+        case A.AskUser(question=question):
+            return "webharness_ask_user", {"question": question}
+        case A.Done():
+            return "webharness_done", {}
+    raise AssertionError(f"no MCP tool call for {action!r} in this helper")
+
+
+def text_of(result: Any) -> str:
+    """The text blocks of a tool result, joined."""
+    return "\n".join(c.text for c in result.content if c.type == "text")

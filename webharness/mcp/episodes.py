@@ -1,0 +1,160 @@
+"""One MCP session's episode: the env under the diagnosis wrappers, stepped one action at a time.
+
+``McpEpisode`` owns a ``WebEvalEnv`` wrapped as ``gym.make`` and ``webharness run`` would
+wrap it (perturbations, then ``RecordTrace`` when a folder is given, ``GoldenTraceAlignment``
+and ``FailureAnnotation``). Its methods are blocking; the server calls them from a worker
+thread, one at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from webharness.actions import Action
+from webharness.errors import WebHarnessError, did_you_mean
+
+
+class EpisodeEndedError(WebHarnessError):
+    """A state-changing tool was called after the episode ended."""
+
+
+@dataclass(frozen=True)
+class EpisodeConfig:
+    """What an MCP episode plays, with the options of ``gym.make`` and ``webharness run``.
+
+    Args:
+        env_id: the registered env id (a built-in task, a task folder's, a MiniWoB++ id).
+        seed: the seed of the first episode; None draws one.
+        perturbations: a perturbation stack as ``webharness run`` writes it,
+            ``"popup,latency@0.5"``; ``""`` for a clean page.
+        obs_mode: ``"both"``, ``"text"`` or ``"pixels"``, as ``gym.make``'s.
+        viewport: the page's width and height in CSS pixels.
+        max_steps: the step budget; None keeps the task's.
+        trace_dir: where ``RecordTrace`` writes each episode; None records nothing to disk.
+        tasks: the env ids ``webharness_reset`` may switch to (the first task's alone when empty).
+        vision: also serve the coordinate tools (Playwright MCP's ``--caps vision``).
+    """
+
+    env_id: str
+    seed: int | None = None
+    perturbations: str = ""
+    obs_mode: str = "both"
+    viewport: tuple[int, int] = (1280, 720)
+    max_steps: int | None = None
+    trace_dir: Path | None = None
+    tasks: tuple[str, ...] = field(default_factory=tuple)
+    vision: bool = False
+
+
+@dataclass
+class StepResult:
+    """What one env step through MCP gave: the observation, the info, and whether it ended."""
+
+    obs: dict[str, Any]
+    info: dict[str, Any]
+    ended: bool
+
+
+def make_env(config: EpisodeConfig) -> gym.Env:
+    """The env of ``config``: perturbed, recorded and diagnosed."""
+    from webharness.wrappers import (
+        FailureAnnotation,
+        GoldenTraceAlignment,
+        RecordTrace,
+        perturb,
+    )
+
+    env = gym.make(
+        config.env_id,
+        obs_mode=config.obs_mode,
+        viewport=config.viewport,
+        max_steps=config.max_steps,
+        render_mode="rgb_array",
+    )
+    if config.perturbations:
+        names, _, strength = config.perturbations.partition("@")
+        env = perturb(env, names, strength=float(strength) if strength else 0.5)
+    if config.trace_dir is not None:
+        env = RecordTrace(env, config.trace_dir, agent="mcp")
+    return FailureAnnotation(GoldenTraceAlignment(env))
+
+
+class McpEpisode:
+    """The live episode an MCP session plays; ``reset`` starts the next one.
+
+    Args:
+        config: the task and options.
+    """
+
+    def __init__(self, config: EpisodeConfig) -> None:
+        self.config = config
+        self._env: gym.Env | None = None
+        self._last: StepResult | None = None
+
+    # --- the episode ----------------------------------------------------------------------
+    def reset(self, env_id: str | None = None, seed: int | None = None) -> StepResult:
+        """Start an episode: of ``env_id`` (one of the config's tasks) and ``seed`` if given."""
+        if env_id is not None and env_id != self.config.env_id:
+            self._switch(env_id)
+        env = self._ensure_env()
+        obs, info = env.reset(seed=self.config.seed if seed is None else seed)
+        self._last = StepResult(obs, info, ended=False)
+        return self._last
+
+    def step(self, action: Action) -> StepResult:
+        """One env step; after the episode's end, ``EpisodeEndedError``."""
+        last = self.last
+        if last.ended:
+            raise EpisodeEndedError(
+                "the episode has ended: call webharness_reset (stdio) or open a new session "
+                "(HTTP) to start the next one"
+            )
+        obs, _, terminated, truncated, info = self._ensure_env().step(action)
+        self._last = StepResult(obs, info, ended=bool(terminated or truncated))
+        return self._last
+
+    @property
+    def last(self) -> StepResult:
+        """The latest observation and info (starting the first episode when none has begun)."""
+        return self._last if self._last is not None else self.reset()
+
+    @property
+    def goal(self) -> str:
+        """The episode's instruction, as the agent is given it."""
+        return str(self.last.info["task"].instruction)
+
+    def screenshot(self) -> np.ndarray:
+        """The page as the agent would see it: the observation's pixels, else a render."""
+        shot = self.last.obs.get("screenshot")
+        if shot is None:
+            shot = self._ensure_env().render()
+        if shot is None:
+            raise WebHarnessError("the browser gave no screenshot of the page")
+        return np.asarray(shot)
+
+    def close(self) -> None:
+        """Close the env and its browser."""
+        if self._env is not None:
+            self._env.close()
+        self._env, self._last = None, None
+
+    # --- helpers --------------------------------------------------------------------------
+    def _ensure_env(self) -> gym.Env:
+        if self._env is None:
+            self._env = make_env(self.config)
+        return self._env
+
+    def _switch(self, env_id: str) -> None:
+        allowed = self.config.tasks or (self.config.env_id,)
+        if env_id not in allowed:
+            raise WebHarnessError(
+                f"task {env_id!r} is not one this server plays: {', '.join(allowed)}."
+                f"{did_you_mean(env_id, list(allowed))}"
+            )
+        self.close()
+        self.config = replace(self.config, env_id=env_id)
