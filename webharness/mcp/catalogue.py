@@ -1,9 +1,11 @@
 """The tools the server offers: Playwright MCP's, with their argument schemas, and webharness's
 task tools; each call's arguments checked against its schema.
 
-``playwright_tools.json`` holds Playwright MCP's input schemas of the tools served (from
-``@playwright/mcp``, the version ``tests/fixtures/playwright_mcp`` pins), each element
-argument (``target``) also accepted under its older name (``ref``).
+``playwright_tools.json`` holds the tools served: Playwright MCP's names and the shape of
+their input schemas (argument names, types, required; from ``@playwright/mcp``, the
+version ``tests/fixtures/playwright_mcp`` pins), which an agent written for it relies on;
+the descriptions are webharness's own, and say what webharness does not support. Each
+element argument (``target``) is also accepted under its older name (``ref``).
 """
 
 from __future__ import annotations
