@@ -25,8 +25,6 @@ from webharness.trace.recorder import (
 
 
 class PlayingAgent(Protocol):
-    name: str
-
     def reset(self, instance: TaskInstance) -> None: ...
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> Any: ...
@@ -40,7 +38,7 @@ def play_episode(
     screenshots: bool = True,
 ) -> EpisodeTrace:
     """Reset, let the agent act until the episode ends, and return (and record) the trace."""
-    recorder = recorder or EpisodeRecorder(None, agent=agent.name)
+    recorder = recorder or EpisodeRecorder(None, agent=agent_name(agent))
     obs, info = env.reset(seed=seed)
     reset_agent(agent, info["task"], getattr(env.unwrapped, "task_spec", None))
     recorder.start(info["task"], env)
@@ -61,6 +59,12 @@ def play_episode(
                 return recorder.finish(episode_end(info, terminated, truncated))
     finally:
         recorder.close()  # an episode cut short by an error keeps its Playwright trace
+
+
+def agent_name(agent: object) -> str:
+    """The name an agent's traces are recorded under: its ``name``, else its class's."""
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) and name else type(agent).__name__
 
 
 def reset_agent(agent: PlayingAgent, instance: TaskInstance, spec: TaskSpec | None) -> None:
