@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import gymnasium as gym
+from pydantic import Field
 
 from webharness.golden.cache import GoldenCache
 from webharness.golden.oracle import OracleAgent, golden_paths
@@ -94,7 +95,7 @@ def golden_traces(
     """
     _, info = env.reset(seed=seed)
     spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
-    traces = []
+    traces: list[EpisodeTrace] = []
     for path in sorted(golden_paths(spec, info["task"]), key=lambda path: path.id):
         recorder = EpisodeRecorder(
             folder / path.id if folder else None,
@@ -103,10 +104,19 @@ def golden_traces(
             frames=GOLDEN_FRAMES,
         )
         oracle = OracleAgent.recording(path.id)
-        traces.append(play_episode(env, oracle, seed, recorder, screenshots))
+        trace = play_episode(env, oracle, seed, recorder, screenshots)
+        fault = oracle.expectation_fault(trace)
+        traces.append(GoldenRecording(**dict(trace), expect_fault=fault) if fault else trace)
         if folder:
             pack_steps(folder / path.id)  # read by every later run, never appended to
     return traces
+
+
+class GoldenRecording(EpisodeTrace):
+    """A golden trace as just recorded, with what it alone knows: the golden step whose
+    ``expect`` did not hold (not saved with the trace: such a recording is never kept)."""
+
+    expect_fault: str | None = Field(default=None, exclude=True)
 
 
 class SpoiledRecording(Exception):
@@ -163,8 +173,10 @@ def warn_if_spoiled(traces: list[EpisodeTrace], log: logging.Logger) -> list[Epi
 
 
 def recording_fault(trace: EpisodeTrace) -> str | None:
-    """What spoiled a golden recording: its first failed step, else an end that is not a
-    success; None when it was played whole."""
+    """What spoiled a golden recording: a golden step's ``expect`` that did not hold, else its
+    first failed step, else an end that is not a success; None when it was played whole."""
+    if isinstance(trace, GoldenRecording) and trace.expect_fault:
+        return f"an expect did not hold: {trace.expect_fault}"
     for step in trace.steps:
         if step.action_result is not None and not step.action_result.ok:
             result = step.action_result

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webharness.errors import TaskSpecError
-from webharness.spec.criteria import DbRecords, walk
+from webharness.spec.criteria import DbRecords, js_expressions, walk
 from webharness.spec.js_syntax import js_syntax_error
 from webharness.spec.param_types import check_indices, check_value_types
 from webharness.spec.params import PoolParam
@@ -38,6 +38,7 @@ def check_consistency(file: str, spec: TaskSpec) -> None:
                 f"(has: {sorted(collections)})",
             )
     _check_params(file, spec)
+    _check_expects(file, spec)
     data = spec.model_dump(mode="json", exclude={"params", "site"})
     for field, text in _templated_strings(data):
         missing = placeholders(text) - set(spec.params)
@@ -83,6 +84,22 @@ def _check_params(file: str, spec: TaskSpec) -> None:
                     f"names no parameter declared before {name!r} (declared: {declared})",
                 )
         declared.append(name)
+
+
+def _check_expects(file: str, spec: TaskSpec) -> None:
+    """A golden step's ``expect`` is checked from the page's semantic state while the path
+    is recorded (``golden/oracle.py``), where no JavaScript is run for it."""
+    for p, path in enumerate(spec.golden_paths):
+        for n, step in enumerate(path.steps):
+            if step.expect is not None and js_expressions(step.expect):
+                raise TaskSpecError(
+                    file,
+                    f"golden_paths.{p}.steps.{n}.expect",
+                    step.expect.model_dump(exclude_none=True),
+                    "an expect is checked on the page's semantic state while the path is "
+                    "recorded, where no JavaScript runs: write it as an element, text, url, "
+                    "heading, db or count-by-role criterion, or judge the JS in success",
+                )
 
 
 def _javascript(data: Any, where: str = "") -> Iterator[tuple[str, str]]:

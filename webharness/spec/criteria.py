@@ -130,13 +130,8 @@ class ElementState(_Criterion):
         return bool(found) == self.exists
 
     def _matches(self, element: Any) -> bool:
-        wanted = {
-            k: v
-            for k, v in self.model_dump(
-                include={"checked", "selected", "disabled", "expanded", "invalid", "pressed"}
-            ).items()
-            if v is not None
-        }
+        states = {"checked", "selected", "disabled", "expanded", "invalid", "pressed"}
+        wanted = self.model_dump(include=states, exclude_none=True)
         if self.value is not None and _norm(element.value or "") != _norm(self.value):
             return False
         return all(bool(getattr(element, k)) == v for k, v in wanted.items())
@@ -255,9 +250,12 @@ class DbRecords(_Criterion):
     count: Amount | None = None
     min_count: Amount | None = None
 
+    def matching(self, state: SemanticState) -> list[dict[str, Any]]:
+        rows = state.app.get(self.collection, [])
+        return [row for row in rows if all(_same(row.get(k), v) for k, v in self.where.items())]
+
     def holds(self, ctx: CriteriaContext) -> bool:
-        rows = ctx.state.app.get(self.collection, [])
-        hits = sum(1 for row in rows if all(_same(row.get(k), v) for k, v in self.where.items()))
+        hits = len(self.matching(ctx.state))
         count, least = filled(self.count), filled(self.min_count)
         if count is not None:
             return hits == count
