@@ -139,3 +139,19 @@ def test_an_unknown_index_parameter_is_refused_at_load(tmp_path):
     )
     with pytest.raises(TaskSpecError, match=r"unknown parameter\(s\) \['victim_i'\]"):
         load_task(path)
+
+
+def test_a_trace_rule_value_an_int_parameter_fills_is_refused_at_load(tmp_path):
+    path = spec_file(
+        tmp_path,
+        {"qty": {"kind": "int", "min": 1, "max": 3}},
+        {"kind": "answer", "contains": "x"},
+    )
+    data = yaml.safe_load(path.read_text())
+    data["trace_rules"] = [
+        {"kind": "must_happen", "id": "typed", "action": "fill", "value": "{{qty}}"}
+    ]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(TaskSpecError) as raised:
+        load_task(path)  # the scoring reads rules strictly: it would fail on every episode
+    assert raised.value.field == "trace_rules[0].value" and "'qty'" in raised.value.problem

@@ -4,12 +4,13 @@ written as one placeholder (``number: "{{n}}"``) can hold each value its paramet
 
 The check fills the spec with every value a parameter can take where that is a short list
 (a choice's values, an int's bounds, both booleans), one drawn value otherwise, and
-validates each as an instance is validated; a value the field refuses is a
-``TaskSpecError`` naming the file, the field and the parameter.
+validates each as an instance is validated (and the trace rules as the scoring reads them);
+a value a field refuses is a ``TaskSpecError`` naming the file, the field and the parameter.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from webharness.spec.params import (
     TemplateParam,
 )
 from webharness.spec.templating import fill, indexed, whole
+from webharness.trace.rules import load_rules
 
 if TYPE_CHECKING:
     from webharness.spec.task_spec import TaskSpec
@@ -111,22 +113,22 @@ def check_value_types(file: str, spec: TaskSpec) -> None:
         TaskSpecError: naming the file, the field, the parameter and the value refused.
     """
     data = spec.model_dump(mode="json")
-    fields = _whole_placeholders({k: v for k, v in data.items() if k != "params"})
+    written = {k: v for k, v in data.items() if k != "params"}
+    fields = _whole_placeholders(written)
     used = {name for name, _ in fields.values()}
     if not used:
         return
     for params in _tries(spec, used):
         try:
             type(spec).model_validate(
-                {
-                    **fill({k: v for k, v in data.items() if k != "params"}, params),
-                    "params": data["params"],
-                },
+                {**fill(written, params), "params": data["params"]},
                 strict=False,
                 context={"filled": True, "file": file},
             )
+            load_rules(fill(spec.trace_rules, params), source=file)  # as scoring reads them
         except TaskSpecError as error:
-            found = fields.get(error.field)
+            field = re.sub(r"\[(\d+)\]", r".\1", error.field)  # trace_rules[0] too
+            found = fields.get(field)
             if found is None:
                 raise
             name, text = found
