@@ -173,14 +173,15 @@ def warn_if_spoiled(traces: list[EpisodeTrace], log: logging.Logger) -> list[Epi
 
 
 def recording_fault(trace: EpisodeTrace) -> str | None:
-    """What spoiled a golden recording: a golden step's ``expect`` that did not hold, else its
-    first failed step, else an end that is not a success; None when it was played whole."""
-    if isinstance(trace, GoldenRecording) and trace.expect_fault:
-        return f"an expect did not hold: {trace.expect_fault}"
+    """What spoiled a golden recording: its first failed step, else a golden step's
+    ``expect`` that did not hold, else an end that is not a success; None when it was
+    played whole."""
     for step in trace.steps:
         if step.action_result is not None and not step.action_result.ok:
             result = step.action_result
             return f"step {step.index} {step.action}: {result.message}"
+    if isinstance(trace, GoldenRecording) and trace.expect_fault:
+        return f"an expect did not hold: {trace.expect_fault}"
     end = trace.end
     if end is None:
         return "the episode never ended"
