@@ -1,7 +1,8 @@
 """The agent interface, and loading an agent by name or by ``module:Class``.
 
-An agent is any object with a ``name``, ``reset(instance)`` and ``act(obs, info) -> str``
-(a DSL action string). Agents that call a model may expose ``usage`` (tokens so far).
+An agent is any object with ``reset(instance)`` and ``act(obs, info) -> str`` (a DSL action
+string), and optionally a ``name`` (its traces' agent; the class name when it has none).
+Agents that call a model may expose ``usage`` (tokens so far).
 
 Example:
     >>> from webharness.agents import load_agent
@@ -12,8 +13,12 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import os
+import sys
+from collections.abc import Iterator
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -46,9 +51,8 @@ class TokenUsage(BaseModel):
 
 @runtime_checkable
 class Agent(Protocol):
-    """What the runner drives: one instance plays episodes one after another."""
-
-    name: str
+    """What the runner drives: one instance plays episodes one after another. A ``name``
+    is optional: its traces name the agent by it, else by its class."""
 
     def reset(self, instance: TaskInstance) -> None:
         """Start a new episode of ``instance`` (forget the previous one)."""
@@ -70,7 +74,8 @@ def agent_usage(agent: Any) -> TokenUsage:
 def load_agent(spec: str, **options: Any) -> Agent:
     """Make an agent from a built-in name (``oracle``, ``random``, ``heuristic``, ``llm``)
     or a ``package.module:ClassName`` path; ``options`` go to its constructor. A spec with
-    options, ``llm[model=gpt-x]``, adds its own (``options`` win over them).
+    options, ``llm[model=gpt-x]``, adds its own (``options`` win over them). A module is
+    looked for on ``sys.path`` and then in the current folder, as ``python -m`` does.
 
     Raises:
         AgentLoadError: the name is unknown, the import fails, the options don't fit the
@@ -88,7 +93,7 @@ def load_agent(spec: str, **options: Any) -> Agent:
     factory = _import(spec, target)
     _check_options(spec, factory, options)
     agent = factory(**options)
-    missing = [a for a in ("name", "reset", "act") if not hasattr(agent, a)]
+    missing = [a for a in ("reset", "act") if not callable(getattr(agent, a, None))]
     if missing:
         raise AgentLoadError(
             f"{spec!r} made a {type(agent).__name__}, which lacks {', '.join(missing)}: "
@@ -114,10 +119,17 @@ def accepted_options(spec: str) -> frozenset[str] | None:
 def _import(spec: str, target: str) -> Any:
     module_name, _, attr = target.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        with _current_folder_on_path():
+            module = importlib.import_module(module_name)
     except ImportError as exc:
+        where = (
+            f" It is looked for on sys.path and in the current folder ({os.getcwd()}): run "
+            "from the folder that holds it, or set PYTHONPATH to that folder."
+            if isinstance(exc, ModuleNotFoundError) and exc.name == module_name.split(".")[0]
+            else ""
+        )
         raise AgentLoadError(
-            f"cannot import agent {spec!r}: {exc}.{did_you_mean(spec, BUILTIN_AGENTS)} "
+            f"cannot import agent {spec!r}: {exc}.{where}{did_you_mean(spec, BUILTIN_AGENTS)} "
             f"Built-ins: {', '.join(BUILTIN_AGENTS)}."
         ) from exc
     if not attr or not hasattr(module, attr):
@@ -127,6 +139,21 @@ def _import(spec: str, target: str) -> Any:
             f"{did_you_mean(attr, public)}"
         )
     return getattr(module, attr)
+
+
+@contextlib.contextmanager
+def _current_folder_on_path() -> Iterator[None]:
+    """The current folder on ``sys.path`` while an agent's module is imported (a console
+    script, unlike ``python -m``, does not put it there)."""
+    folder = os.getcwd()
+    added = folder not in sys.path and "" not in sys.path
+    if added:
+        sys.path.append(folder)
+    try:
+        yield
+    finally:
+        if added:
+            sys.path.remove(folder)
 
 
 def _check_options(spec: str, factory: Any, options: dict[str, Any]) -> None:

@@ -5,6 +5,13 @@ It also copes with the perturbations, reading what they did in ``info["perturbat
 link names through a label drift, moves the pointer onto its target before acting
 while a layout shift is armed (so the page jumps before the click rather than under it),
 and on a perturbed page waits, bounded, for the end state before ``done()``.
+
+Recording a golden trace, it checks each step's ``expect`` on the page after the step
+(before it, for a step that ends the episode), waiting for it as for a late target; one that
+never holds ends the recording with ``report_infeasible`` naming the step, what it expected
+and what it saw; that, or an expect of the step that ended the episode that does not hold
+on its last page, is ``expectation_fault``, which makes the recording not sound
+(``golden.play.recording_fault``).
 """
 
 from __future__ import annotations
@@ -17,10 +24,12 @@ from webharness.drift import DRIFTING_ROLES, drift_text
 from webharness.errors import TaskSpecError
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import get_task
+from webharness.spec.criteria import CriteriaContext
+from webharness.spec.misses import miss
 from webharness.spec.steps import find_target, step_action
 from webharness.spec.task_spec import GoldenPath, GoldenStep, TaskSpec
 from webharness.spec.templating import fill
-from webharness.trace.models import TaskInstance
+from webharness.trace.models import EpisodeTrace, TaskInstance
 
 # Refs start at e1: an action on e0 fails as unknown_ref (the target is not on the page).
 NEVER_ISSUED_REF = "e0"
@@ -28,6 +37,9 @@ NEVER_ISSUED_REF = "e0"
 MAX_WAITS_PER_STEP = 8
 WAIT_MS = 1000
 MAX_TRIES = 3  # dismissing one popup, or hovering to set off a layout shift
+ENDING_ACTIONS = frozenset(
+    {A.ActionKind.DONE, A.ActionKind.SEND_MSG_TO_USER, A.ActionKind.REPORT_INFEASIBLE}
+)
 POINTER_ACTIONS = frozenset(
     {
         A.ActionKind.CLICK,
@@ -44,7 +56,7 @@ def golden_paths(spec: TaskSpec, instance: TaskInstance) -> list[GoldenPath]:
     """The spec's golden paths with the instance's parameters filled in."""
     params = instance.params
     return [
-        GoldenPath.model_validate(fill(p.model_dump(mode="json"), params))
+        GoldenPath.model_validate(fill(p.model_dump(mode="json"), params), strict=False)
         for p in spec.golden_paths
     ]
 
@@ -97,6 +109,9 @@ class OracleAgent:
         self._steps: list[GoldenStep] = []
         self._waits = 0
         self._tries: dict[str, int] = {}  # per popup / layout shift: attempts so far
+        self._expected: GoldenStep | None = None  # played; its expect is checked next
+        self._asked = False  # has asked the user (for an ``asked_user`` expect)
+        self._unmet_text: str | None = None  # recording: the expect that did not hold
 
     @classmethod
     def recording(cls, path_id: str) -> OracleAgent:
@@ -122,6 +137,7 @@ class OracleAgent:
         self._steps = list(chosen.steps)
         self._waits = 0
         self._tries = {}
+        self._expected, self._asked, self._unmet_text = None, False, None
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         state: SemanticState = info["semantic_state"]
@@ -129,6 +145,9 @@ class OracleAgent:
         dismiss = self._dismiss_popup(state, events)
         if dismiss is not None:
             return dismiss
+        unmet = self._check_expected(state)
+        if unmet is not None:
+            return unmet
         drift = _drift_map(events)
         while self._steps:
             step = self._steps[0]
@@ -157,10 +176,66 @@ class OracleAgent:
                 and self._try("layout_shift")
             ):
                 return A.Hover(ref=action.ref).dsl()  # let the page jump now, then act
+            ending = self._check_ending(step, state)
+            if ending is not None:
+                return ending
             self._steps.pop(0)
             self._waits = 0
+            self._asked = self._asked or step.action is A.ActionKind.ASK_USER
+            self._expected = step if self.golden and step.expect is not None else None
             return action.dsl()
         return A.Done().dsl()
+
+    def _check_expected(self, state: SemanticState) -> str | None:
+        """Recording: a wait while the last step's ``expect`` does not hold yet, the end of
+        the recording when it never does; None once it holds (or there is none)."""
+        step = self._expected
+        if step is None or step.expect is None:
+            return None
+        context = CriteriaContext(state, asked_user=self._asked)
+        if step.expect.holds(context):
+            self._expected, self._waits = None, 0
+            return None
+        if self._wait_more():
+            return A.Wait(ms=WAIT_MS).dsl()
+        number = len(self.path.steps) - len(self._steps) - 1
+        return self._give_up(number, step, context)
+
+    def _check_ending(self, step: GoldenStep, state: SemanticState) -> str | None:
+        """Recording: a step that ends the episode is checked before it is played (the page
+        will not change), its answer being the step's own message."""
+        if not self.golden or step.expect is None or step.action not in ENDING_ACTIONS:
+            return None
+        answer = str(step.value) if step.action is A.ActionKind.SEND_MSG_TO_USER else None
+        context = CriteriaContext(state, final_answer=answer, asked_user=self._asked)
+        if step.expect.holds(context):
+            return None
+        return self._give_up(len(self.path.steps) - len(self._steps), step, context)
+
+    def expectation_fault(self, trace: EpisodeTrace) -> str | None:
+        """Recording: the step whose ``expect`` did not hold, what it expected and what it
+        saw; the last step's is judged on the trace's last page (the episode may have ended
+        on it). None when every expect held."""
+        step = self._expected
+        if self._unmet_text is None and step is not None and trace.steps and trace.end is not None:
+            end = trace.end
+            context = CriteriaContext(trace.steps[-1].state, end.final_answer, end.asked_user)
+            if step.expect is not None and not step.expect.holds(context):
+                self._record_unmet(len(self.path.steps) - len(self._steps) - 1, step, context)
+        return self._unmet_text
+
+    def _give_up(self, number: int, step: GoldenStep, context: CriteriaContext) -> str:
+        """End the recording: ``report_infeasible`` naming the expect that did not hold."""
+        self._record_unmet(number, step, context)
+        self._steps = []
+        return A.ReportInfeasible(reason=self._unmet_text or "").dsl()
+
+    def _record_unmet(self, number: int, step: GoldenStep, context: CriteriaContext) -> None:
+        self._expected = None
+        self._unmet_text = (
+            f"golden_paths.{self._path_index}.steps.{number} ({step.action.value}, "
+            f"path {self.path.id!r}): {miss(step.expect, context)}"
+        )
 
     def _scope_missed(self, step: GoldenStep, state: SemanticState) -> str | None:
         """For a target whose ``within`` scope is not on the page: the spec error of a

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import gymnasium as gym
+from pydantic import Field
 
 from webharness.golden.cache import GoldenCache
 from webharness.golden.oracle import OracleAgent, golden_paths
@@ -25,8 +26,6 @@ from webharness.trace.recorder import (
 
 
 class PlayingAgent(Protocol):
-    name: str
-
     def reset(self, instance: TaskInstance) -> None: ...
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> Any: ...
@@ -40,7 +39,7 @@ def play_episode(
     screenshots: bool = True,
 ) -> EpisodeTrace:
     """Reset, let the agent act until the episode ends, and return (and record) the trace."""
-    recorder = recorder or EpisodeRecorder(None, agent=agent.name)
+    recorder = recorder or EpisodeRecorder(None, agent=agent_name(agent))
     obs, info = env.reset(seed=seed)
     reset_agent(agent, info["task"], getattr(env.unwrapped, "task_spec", None))
     recorder.start(info["task"], env)
@@ -61,6 +60,12 @@ def play_episode(
                 return recorder.finish(episode_end(info, terminated, truncated))
     finally:
         recorder.close()  # an episode cut short by an error keeps its Playwright trace
+
+
+def agent_name(agent: object) -> str:
+    """The name an agent's traces are recorded under: its ``name``, else its class's."""
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) and name else type(agent).__name__
 
 
 def reset_agent(agent: PlayingAgent, instance: TaskInstance, spec: TaskSpec | None) -> None:
@@ -90,7 +95,7 @@ def golden_traces(
     """
     _, info = env.reset(seed=seed)
     spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
-    traces = []
+    traces: list[EpisodeTrace] = []
     for path in sorted(golden_paths(spec, info["task"]), key=lambda path: path.id):
         recorder = EpisodeRecorder(
             folder / path.id if folder else None,
@@ -99,10 +104,19 @@ def golden_traces(
             frames=GOLDEN_FRAMES,
         )
         oracle = OracleAgent.recording(path.id)
-        traces.append(play_episode(env, oracle, seed, recorder, screenshots))
+        trace = play_episode(env, oracle, seed, recorder, screenshots)
+        fault = oracle.expectation_fault(trace)
+        traces.append(GoldenRecording(**dict(trace), expect_fault=fault) if fault else trace)
         if folder:
             pack_steps(folder / path.id)  # read by every later run, never appended to
     return traces
+
+
+class GoldenRecording(EpisodeTrace):
+    """A golden trace as just recorded, with what it alone knows: the golden step whose
+    ``expect`` did not hold (not saved with the trace: such a recording is never kept)."""
+
+    expect_fault: str | None = Field(default=None, exclude=True)
 
 
 class SpoiledRecording(Exception):
@@ -159,12 +173,15 @@ def warn_if_spoiled(traces: list[EpisodeTrace], log: logging.Logger) -> list[Epi
 
 
 def recording_fault(trace: EpisodeTrace) -> str | None:
-    """What spoiled a golden recording: its first failed step, else an end that is not a
-    success; None when it was played whole."""
+    """What spoiled a golden recording: its first failed step, else a golden step's
+    ``expect`` that did not hold, else an end that is not a success; None when it was
+    played whole."""
     for step in trace.steps:
         if step.action_result is not None and not step.action_result.ok:
             result = step.action_result
             return f"step {step.index} {step.action}: {result.message}"
+    if isinstance(trace, GoldenRecording) and trace.expect_fault:
+        return f"an expect did not hold: {trace.expect_fault}"
     end = trace.end
     if end is None:
         return "the episode never ended"

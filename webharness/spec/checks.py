@@ -14,7 +14,9 @@ from webharness.errors import TaskSpecError
 
 # Unknown fields refused; no lax conversions (``max_steps: true`` is not 1, ``"5"`` is
 # not 5, ``1`` is not ``true``): a YAML file has its own numbers and booleans.
-SPEC_CONFIG = ConfigDict(extra="forbid", strict=True)
+# An instance of a spec is validated lax (``strict=False``): a value filled in from a
+# parameter takes its field's type, a number as a text field's digits included.
+SPEC_CONFIG = ConfigDict(extra="forbid", strict=True, coerce_numbers_to_str=True)
 
 HTTP_SCHEMES = ("http", "https")
 

@@ -1,6 +1,7 @@
 """The cross-field rules of a task spec, checked when it is loaded: names that must refer
 to something (collections, parameters, list indices), a site that exists, setup calls
-that stay on the task's origins, JavaScript that parses."""
+that stay on the task's origins, JavaScript that parses, and fields written as a
+placeholder that can hold their parameter's values (``spec/param_types.py``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webharness.errors import TaskSpecError
-from webharness.spec.criteria import DbRecords, walk
+from webharness.spec.criteria import DbRecords, js_expressions, walk
 from webharness.spec.js_syntax import js_syntax_error
-from webharness.spec.params import PoolParam, SampleParam
+from webharness.spec.param_types import check_indices, check_value_types
+from webharness.spec.params import PoolParam
 from webharness.spec.setup_spec import check_setup
-from webharness.spec.templating import indexed, placeholders
+from webharness.spec.templating import placeholders
 from webharness.trace.rules import load_rules
 
 if TYPE_CHECKING:
@@ -36,6 +38,7 @@ def check_consistency(file: str, spec: TaskSpec) -> None:
                 f"(has: {sorted(collections)})",
             )
     _check_params(file, spec)
+    _check_expects(file, spec)
     data = spec.model_dump(mode="json", exclude={"params", "site"})
     for field, text in _templated_strings(data):
         missing = placeholders(text) - set(spec.params)
@@ -43,11 +46,12 @@ def check_consistency(file: str, spec: TaskSpec) -> None:
             raise TaskSpecError(
                 file, field, text, f"refers to unknown parameter(s) {sorted(missing)}"
             )
-        _check_indices(file, field, text, spec)
+        check_indices(file, field, text, spec)
     for field, source in _javascript(data):
         problem = js_syntax_error(source)
         if problem is not None:
             raise TaskSpecError(file, field, source, f"not valid JavaScript: {problem}")
+    check_value_types(file, spec)
     check_setup(file, spec.setup, spec.origin, spec.external, spec.allowed_origins)
     load_rules(spec.trace_rules, source=file)
     _check_site(file, spec)
@@ -82,27 +86,20 @@ def _check_params(file: str, spec: TaskSpec) -> None:
         declared.append(name)
 
 
-def _check_indices(file: str, field: str, text: str, spec: TaskSpec) -> None:
-    """``{{items[i]}}`` names a list parameter (``kind: sample``) with more than ``i`` values."""
-    for name, index in indexed(text):
-        param = spec.params[name]
-        if not isinstance(param, SampleParam):
-            raise TaskSpecError(
-                file,
-                field,
-                text,
-                f"{{{{{name}[{index}]}}}} indexes {name!r}, a {param.kind} parameter; only "
-                "a sample parameter (a list) takes an index",
-            )
-        size = min(param.k, len(param.values)) if param.values is not None else param.k
-        if index >= size:
-            raise TaskSpecError(
-                file,
-                field,
-                text,
-                f"{{{{{name}[{index}]}}}} is past the end: {name!r} holds {size} values, "
-                f"indexed from 0 to {size - 1}",
-            )
+def _check_expects(file: str, spec: TaskSpec) -> None:
+    """A golden step's ``expect`` is checked from the page's semantic state while the path
+    is recorded (``golden/oracle.py``), where no JavaScript is run for it."""
+    for p, path in enumerate(spec.golden_paths):
+        for n, step in enumerate(path.steps):
+            if step.expect is not None and js_expressions(step.expect):
+                raise TaskSpecError(
+                    file,
+                    f"golden_paths.{p}.steps.{n}.expect",
+                    step.expect.model_dump(exclude_none=True),
+                    "an expect is checked on the page's semantic state while the path is "
+                    "recorded, where no JavaScript runs: write it as an element, text, url, "
+                    "heading, db or count-by-role criterion, or judge the JS in success",
+                )
 
 
 def _javascript(data: Any, where: str = "") -> Iterator[tuple[str, str]]:

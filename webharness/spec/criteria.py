@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, Field, model_validator
 from webharness.semantic import SemanticState
 from webharness.spec.checks import SPEC_CONFIG, check_regex
 from webharness.spec.page_reward import PageOutcome, PageReward
+from webharness.spec.templating import Amount, Placeholder, filled
 
 
 @dataclass
@@ -92,13 +93,13 @@ class HeadingShown(_Criterion):
 
     kind: Literal["heading"] = "heading"
     text: str
-    level: int | None = None
+    level: int | Placeholder | None = None
     exact: bool = True
 
     def holds(self, ctx: CriteriaContext) -> bool:
-        want = _norm(self.text)
+        want, level = _norm(self.text), filled(self.level)
         return any(
-            (self.level is None or h.level == self.level)
+            (level is None or h.level == level)
             and (_norm(h.text) == want if self.exact else want in _norm(h.text))
             for h in ctx.state.headings
         )
@@ -129,13 +130,8 @@ class ElementState(_Criterion):
         return bool(found) == self.exists
 
     def _matches(self, element: Any) -> bool:
-        wanted = {
-            k: v
-            for k, v in self.model_dump(
-                include={"checked", "selected", "disabled", "expanded", "invalid", "pressed"}
-            ).items()
-            if v is not None
-        }
+        states = {"checked", "selected", "disabled", "expanded", "invalid", "pressed"}
+        wanted = self.model_dump(include=states, exclude_none=True)
         if self.value is not None and _norm(element.value or "") != _norm(self.value):
             return False
         return all(bool(getattr(element, k)) == v for k, v in wanted.items())
@@ -166,9 +162,9 @@ class Count(_Criterion):
     exact: bool = True
     within: Scope | None = None
     selector: str | None = None  # counted in the page: document.querySelectorAll
-    count: int | None = Field(default=None, ge=0)
-    min: int | None = Field(default=None, ge=0)
-    max: int | None = Field(default=None, ge=0)
+    count: Amount | None = None
+    min: Amount | None = None
+    max: Amount | None = None
 
     @model_validator(mode="after")
     def _one_way_to_count(self) -> Count:
@@ -180,8 +176,9 @@ class Count(_Criterion):
             raise ValueError("give count, or min and/or max")
         if self.count is not None and (self.min is not None or self.max is not None):
             raise ValueError("give count, or min and/or max, not both")
-        if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"min {self.min} is above max {self.max}: no count lies in between")
+        low, high = self.min, self.max
+        if isinstance(low, int) and isinstance(high, int) and low > high:
+            raise ValueError(f"min {low} is above max {high}: no count lies in between")
         return self
 
     @property
@@ -200,9 +197,10 @@ class Count(_Criterion):
         else:
             within = _scopes(ctx.state, self.within)
             n = ctx.state.count(self.role or "", self.name, self.exact, within)
-        if self.count is not None:
-            return n == self.count
-        return (self.min is None or n >= self.min) and (self.max is None or n <= self.max)
+        count, low, high = filled(self.count), filled(self.min), filled(self.max)
+        if count is not None:
+            return n == count
+        return (low is None or n >= low) and (high is None or n <= high)
 
 
 class TextVisible(_Criterion):
@@ -222,8 +220,8 @@ class FinalAnswer(_Criterion):
     kind: Literal["answer"] = "answer"
     contains: str | None = None
     equals: str | None = None
-    number: float | None = None
-    tolerance: float = 0.0
+    number: float | Placeholder | None = None
+    tolerance: float | Placeholder = 0.0
 
     def holds(self, ctx: CriteriaContext) -> bool:
         if ctx.final_answer is None:
@@ -233,11 +231,12 @@ class FinalAnswer(_Criterion):
             return False
         if self.equals is not None and answer != _norm(self.equals):
             return False
-        if self.number is not None:
+        number, tolerance = filled(self.number), filled(self.tolerance)
+        if number is not None:
             numbers = [
                 float(n.replace(",", "")) for n in re.findall(r"-?\d[\d,]*\.?\d*", ctx.final_answer)
             ]
-            return any(abs(n - self.number) <= self.tolerance for n in numbers)
+            return any(abs(n - number) <= tolerance for n in numbers)
         return True
 
 
@@ -248,15 +247,19 @@ class DbRecords(_Criterion):
     kind: Literal["db"] = "db"
     collection: str
     where: dict[str, Any] = Field(default_factory=dict)
-    count: int | None = None
-    min_count: int | None = None
+    count: Amount | None = None
+    min_count: Amount | None = None
+
+    def matching(self, state: SemanticState) -> list[dict[str, Any]]:
+        rows = state.app.get(self.collection, [])
+        return [row for row in rows if all(_same(row.get(k), v) for k, v in self.where.items())]
 
     def holds(self, ctx: CriteriaContext) -> bool:
-        rows = ctx.state.app.get(self.collection, [])
-        hits = sum(1 for row in rows if all(_same(row.get(k), v) for k, v in self.where.items()))
-        if self.count is not None:
-            return hits == self.count
-        return hits >= (self.min_count if self.min_count is not None else 1)
+        hits = len(self.matching(ctx.state))
+        count, least = filled(self.count), filled(self.min_count)
+        if count is not None:
+            return hits == count
+        return hits >= (least if least is not None else 1)
 
 
 class AskedUser(_Criterion):

@@ -151,7 +151,7 @@ class TaskSpec(BaseModel):
     @classmethod
     def _site_next_to_file(cls, site: str | None, info: ValidationInfo) -> str | None:
         file = (info.context or {}).get("file")
-        if site and file and not Path(site).is_absolute():
+        if site and file and file != DATA_SOURCE and not Path(site).is_absolute():
             return str((Path(file).parent / site).resolve())
         return site
 
@@ -245,9 +245,11 @@ def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> I
     """Draw the seeded parameters and fill them into every templated field."""
     params = draw_params(spec.params, rng, seed)
     data = spec.model_dump(exclude={"params"}, mode="json")
+    # Lax: a filled-in value takes the type its field wants (load checked that it can).
     filled = TaskSpec.model_validate(
         {**fill(data, params), "params": spec.model_dump(mode="json")["params"]},
-        context={"filled": True},
+        strict=False,
+        context={"filled": True, "file": spec.source},
     ).in_namespace(spec.namespace)
     instance = TaskInstance(
         task_id=spec.id,
