@@ -45,7 +45,10 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
     """Align each episode with the task's golden traces; ``info["alignment"]`` at the end.
 
     The golden traces are recorded by playing the oracle on a clean copy of the task with
-    the same seed and viewport, once per seed, and kept in the golden-trace cache the runner
+    the same seed and viewport, once per seed, before the episode of that seed starts
+    (a task's setup resets its app: run during the agent's episode, the golden's would undo
+    the agent's start state), on an env of their own (a task with its own app runs its own
+    instance there), and kept in the golden-trace cache the runner
     uses (``golden_cache``: its folder; by default the runner's, ``$WEBHARNESS_CACHE_DIR``
     or ``~/.cache/webharness/golden``; None records them each time, in memory). With
     ``progress_reward=True`` the reward of each step gains the increase in golden progress
@@ -72,6 +75,8 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if seed is not None:  # before the agent's episode: the golden's setup never runs in it
+            self._golden_traces(seed)
         obs, info = self.env.reset(seed=seed, options=options)
         goldens = self._golden_traces(info["task"].seed)
         self._tracker = ProgressTracker(goldens) if goldens else None
