@@ -3,7 +3,8 @@ first reset, plays the spec bound to it, resets it per episode and stops its who
 group at ``close()``; an app that cannot start makes the reset fail naming its command and
 output; and the golden traces that ``GoldenTraceAlignment`` records never touch the
 agent's episode (on the library example and on the chores app): they are recorded first,
-on an instance of their own, whose requests the agent's instance never sees."""
+on an instance of their own, whose requests the agent's instance never sees, and whose
+origin the alignment reads as the agent's."""
 
 from __future__ import annotations
 
@@ -74,6 +75,8 @@ def test_golden_recording_never_touches_the_agents_episode(
         assert info["success"] and reward == 1.0, info["semantic_state"].url
         assert "/login" not in info["semantic_state"].url  # still signed in
         assert info["failure"].code is None and info["alignment"] is not None
+        # the two instances' origins are read as one: their start states are the same
+        assert info["alignment"].start_similarity == 1.0
         golden_app: Any = inner._golden_env.unwrapped.app  # type: ignore[union-attr]
         assert info["app"] == agent_app.url != golden_app.url  # an instance of its own
         assert any(c in line for line in _requests(golden_app) for c in RESET_CALLS)

@@ -266,6 +266,12 @@ def _check_app(file: str, spec: TaskSpec, app_url: str) -> None:
         )  # fmt: skip
 
 
+def _app_param(spec: TaskSpec) -> dict[str, str]:
+    """The app instance a bound spec's episode runs on, kept with its parameters (read as
+    the placeholder origin when traces are compared: ``diagnosis/app_origin.py``)."""
+    return {"_app_url": spec.app_url} if spec.app_url is not None else {}
+
+
 def _source(context: Any) -> str:
     return str((context or {}).get("file") or DATA_SOURCE)
 
@@ -317,7 +323,7 @@ def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> I
         category=spec.category,
         seed=seed,
         instruction=filled.instruction,
-        params={**params, "_withheld": list(spec.withheld)},
+        params={**params, "_withheld": list(spec.withheld), **_app_param(spec)},
     )
     # Both parts are validated already; validating them again would run the spec's checks
     # (meant for the file as written) on every reset.
