@@ -34,7 +34,8 @@ def serial_notice(serial: list[EpisodeJob]) -> str:
     shown = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
     return (
         f"webharness: {len(serial)} episode(s) of {shown} run one at a time after the others: "
-        "their app's server would be shared by the workers. Declare how to start it per "
-        "worker (app: in task.yaml or an app.yaml, docs/your-own-app.md) or, if it keeps "
-        "no state on its server, write server_state: false, to run them in parallel"
+        "the workers would share their app's server. To run them in parallel, declare how "
+        "to start an instance per worker (app: in task.yaml or an app.yaml, per_worker: "
+        "true; docs/your-own-app.md), or write server_state: false if the app keeps no "
+        "state on its server"
     )
