@@ -10,6 +10,7 @@ from gymnasium.error import ResetNeeded
 
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
+from webharness.apps import AppInstance
 from webharness.browser.page_session import DEFAULT_TREE_LINES
 from webharness.browser.runtime import BrowserRuntime
 from webharness.episode.episode import Episode, EpisodeOptions, Observed
@@ -47,6 +48,14 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     keeps to what the viewport shows, at the budget it ends with a line saying how many
     elements it left out (scroll to bring them in); ``semantic_state.elements`` is bounded
     the same way.
+
+    A task that declares its own app (``app:``, ``spec/app_spec.py``) gets an instance of it
+    per env: started on the first reset (again after it died), reset before each episode's
+    setup, stopped by ``close()``. The episodes play the spec bound to it
+    (``TaskSpec.bound_to``); ``task_spec`` stays the spec as loaded, with the placeholder
+    origin, and ``info["app"]`` is the instance's URL. An app that cannot start, become
+    ready or reset makes ``reset`` raise ``AppError``, naming its command and last lines
+    (the runner records the episode as not executable).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -86,6 +95,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         self.action_space = text_space(A.MAX_ACTION_CHARS)  # DSL strings; typed Actions too
         self.hook_factories: list[HookFactory] = []  # wrappers' perturbations, applied per episode
         self._runtime: BrowserRuntime | None = None  # launched on the first reset
+        self._app: AppInstance | None = None  # the task's own app, started on the first reset
+        self._spec_on_app: TaskSpec | None = None  # task_spec bound to that instance
         self._episode: Episode | None = None
         self._steps = 0
         self._ended = False
@@ -95,7 +106,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
-        task = instantiate(self.task_spec, seed, self.np_random)
+        task = instantiate(self._episode_spec(), seed, self.np_random)
         hooks = self._episode_hooks(task)
         runtime = self._runtime or BrowserRuntime(self.viewport, self.headless)
         self._runtime = runtime
@@ -109,6 +120,29 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             task.instance.instruction = transform(task.instance.instruction)
         self._steps, self._ended = 0, False
         return self._observation(episode, observed, ""), self._info(episode, observed, None, None)
+
+    def _episode_spec(self) -> TaskSpec:
+        """The spec this episode plays: the task's own, or bound to its app's instance,
+        which is started when there is none running and reset for the episode.
+
+        Raises:
+            AppError: the app cannot be started, become ready, or be reset.
+        """
+        spec = self.task_spec
+        if spec.app is None or spec.app_url is not None:  # no app, or bound by the caller
+            return spec
+        app, bound = self._app, self._spec_on_app
+        if app is None or bound is None or not app.running:
+            self._stop_app()  # one that died: its group and folder go, a new one starts
+            self._app = app = AppInstance(spec.app).start()
+            self._spec_on_app = bound = spec.bound_to(app.url)
+        app.reset()
+        return bound
+
+    def _stop_app(self) -> None:
+        app, self._app, self._spec_on_app = self._app, None, None
+        if app is not None:
+            app.stop()
 
     def _episode_hooks(self, task: InstantiatedTask) -> EpisodeHooks:
         """Let each wrapper's factory set up this episode, seeded from the env's generator."""
@@ -234,10 +268,13 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         return self._runtime.run(self._episode.session.screenshot(), self._step_timeout_s())
 
     def close(self) -> None:
-        if self._runtime is not None:
-            self._runtime.close()
-        self._runtime = None
-        self._episode = None
+        try:
+            if self._runtime is not None:
+                self._runtime.close()
+        finally:
+            self._runtime = None
+            self._episode = None
+            self._stop_app()
         super().close()
 
     # --- for wrappers -------------------------------------------------------------------
@@ -256,6 +293,12 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     @property
     def runtime(self) -> BrowserRuntime | None:
         return self._runtime
+
+    @property
+    def app(self) -> AppInstance | None:
+        """The instance of the task's own app this env runs (None before the first reset,
+        after ``close()``, or for a task without one)."""
+        return self._app
 
     # --- helpers ------------------------------------------------------------------------
     def _step_timeout_s(self) -> float:
@@ -280,7 +323,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         result: ActionResult | None,
         success: bool | None = None,
     ) -> dict[str, Any]:
-        return {
+        info = {
             "task": episode.task.instance,
             "semantic_state": observed.state,
             "action": action.dsl() if isinstance(action, A._Action) else action,
@@ -291,6 +334,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             # what the task's JS criteria threw on this page: the task's mistake, shown
             "criteria_error": episode.criteria_error(),
         }
+        if episode.task.spec.app_url is not None:
+            info["app"] = episode.task.spec.app_url  # where this episode's app instance runs
+        return info
 
 
 def _reward(ended: bool, success: bool, page: PageOutcome | None) -> float:

@@ -10,6 +10,12 @@ import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
 from webharness.diagnosis.alignment import Alignment, align
+from webharness.diagnosis.app_origin import (
+    APP_URL_PARAM,
+    on_placeholder,
+    state_on_placeholder,
+    traces_on_placeholder,
+)
 from webharness.diagnosis.failures import annotate
 from webharness.diagnosis.progress import ProgressTracker
 from webharness.golden.cached import DEFAULT_CACHE, CacheChoice, CachedGoldens
@@ -45,7 +51,10 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
     """Align each episode with the task's golden traces; ``info["alignment"]`` at the end.
 
     The golden traces are recorded by playing the oracle on a clean copy of the task with
-    the same seed and viewport, once per seed, and kept in the golden-trace cache the runner
+    the same seed and viewport, once per seed, before the episode of that seed starts
+    (a task's setup resets its app: run during the agent's episode, the golden's would undo
+    the agent's start state), on an env of their own (a task with its own app runs its own
+    instance there), and kept in the golden-trace cache the runner
     uses (``golden_cache``: its folder; by default the runner's, ``$WEBHARNESS_CACHE_DIR``
     or ``~/.cache/webharness/golden``; None records them each time, in memory). With
     ``progress_reward=True`` the reward of each step gains the increase in golden progress
@@ -68,14 +77,18 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         self._goldens: dict[int | None, list[EpisodeTrace]] = {}
         self._tracker: ProgressTracker | None = None
         self._progress = 0.0
+        self._app_url: object = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if seed is not None:  # before the agent's episode: the golden's setup never runs in it
+            self._golden_traces(seed)
         obs, info = self.env.reset(seed=seed, options=options)
         goldens = self._golden_traces(info["task"].seed)
         self._tracker = ProgressTracker(goldens) if goldens else None
-        self._progress = self._tracker.update(info["semantic_state"]) if self._tracker else 0.0
+        self._app_url = info["task"].params.get(APP_URL_PARAM)  # compared as the placeholder
+        self._progress = self._tracker.update(self._state(info)) if self._tracker else 0.0
         info["progress"] = self._progress
         self._start(obs, info)
         return obs, info
@@ -84,7 +97,7 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         obs, env_reward, terminated, truncated, info = self.env.step(action)
         reward = float(env_reward)
         if self._tracker is not None:
-            progress = self._tracker.update(info["semantic_state"])
+            progress = self._tracker.update(self._state(info))
             if self.progress_reward:
                 reward += progress - self._progress
             self._progress = progress
@@ -92,8 +105,13 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         trace = self._track(obs, reward, info, terminated, truncated)
         if trace is not None:
             goldens = self._golden_traces(trace.task.seed)
-            info["alignment"] = align(trace, goldens) if goldens else None
+            info["alignment"] = align(on_placeholder(trace), goldens) if goldens else None
         return obs, reward, terminated, truncated, info
+
+    def _state(self, info: dict[str, Any]) -> Any:
+        """The step's state as the golden traces have theirs: its app instance's origin
+        written as the placeholder (``diagnosis.app_origin``)."""
+        return state_on_placeholder(info["semantic_state"], self._app_url)
 
     def _golden_traces(self, seed: int | None) -> list[EpisodeTrace]:
         if seed not in self._goldens:
@@ -101,7 +119,8 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
             if not spec.golden_paths:
                 return []
             viewport = self.env.unwrapped.viewport  # type: ignore[attr-defined]
-            self._goldens[seed] = self._cached.traces(spec, seed, viewport, self._clean_env)
+            traces = self._cached.traces(spec, seed, viewport, self._clean_env)
+            self._goldens[seed] = traces_on_placeholder(traces)
         return self._goldens[seed]
 
     def _clean_env(self) -> gym.Env:

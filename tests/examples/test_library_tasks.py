@@ -1,7 +1,7 @@
 """The team's own stateful example (``examples/library_app``, ``examples/library_tasks``):
-an ``AppInstance`` started from the folder's ``app.yaml``, its URL given to the tasks as
-``${APP_URL}``, and the oracle passing every task on seeds 0-1, each golden step's
-``expect`` holding right after it is played."""
+registered as it is (``${APP_URL}`` the placeholder origin), each env starts its own
+instance from the folder's ``app.yaml`` and stops it at ``close()``, and the oracle passes
+every task on seeds 0-1, each golden step's ``expect`` holding right after it is played."""
 
 from __future__ import annotations
 
@@ -19,23 +19,18 @@ from webharness.apps import AppInstance, load_app
 from webharness.golden.oracle import golden_paths
 from webharness.spec.catalogue import get_task
 from webharness.spec.criteria import CriteriaContext
+from webharness.testing.processes import descendants
 
 TASKS = Path(__file__).resolve().parents[2] / "examples" / "library_tasks"
 TASK_IDS = ["add_book", "ask_isbn", "delete_book", "edit_filtered", "fix_isbn", "report_count"]
 
 
 @pytest.fixture(scope="module")
-def app() -> Iterator[AppInstance]:
+def env_ids(browser: None) -> Iterator[list[str]]:
     spec = load_app(TASKS / "add_book" / "task.yaml")
     assert spec is not None and spec.version == "shelfwise-1"
-    with AppInstance(spec) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def env_ids(browser: None, app: AppInstance) -> Iterator[list[str]]:
     with registrations_undone():
-        yield register_tasks(TASKS, "Library", variables=app.variables)
+        yield register_tasks(TASKS, "Library")
 
 
 def _unmet(run: EpisodeRun) -> list[Any]:
@@ -53,9 +48,11 @@ def _unmet(run: EpisodeRun) -> list[Any]:
 
 
 @pytest.mark.slow
-def test_the_oracle_passes_every_example_task_on_seeds_0_and_1(env_ids, app):
+def test_the_oracle_passes_every_example_task_on_seeds_0_and_1(env_ids):
     assert sorted(e.split("/")[1].removesuffix("-v0") for e in env_ids) == TASK_IDS
     failures: list[Any] = []
+    apps: list[AppInstance] = []
+    pids: set[int | None] = set()
     for env_id in env_ids:
         env = gym.make(env_id, obs_mode="text")
         try:
@@ -64,7 +61,12 @@ def test_the_oracle_passes_every_example_task_on_seeds_0_and_1(env_ids, app):
                 failures.extend(_unmet(run))
                 if not run.success:
                     failures.append((env_id, seed, run.actions, run.last.get("criteria_error")))
+            apps.append(env.unwrapped.app)  # one instance served both episodes
+            assert run.last["app"] == apps[-1].url
+            pids.add(apps[-1].pid)
         finally:
             env.close()
     assert failures == []
-    assert app.running  # one instance served every episode
+    assert len({app.url for app in apps}) == len(env_ids)  # an instance per env
+    assert not any(app.running for app in apps)
+    assert None not in pids and not pids & set(descendants())

@@ -11,8 +11,10 @@ import pytest
 
 from webharness.golden.cache import GoldenCache, golden_key, link_tree
 from webharness.spec.catalogue import get_task
+from webharness.spec.task_spec import load_task
 
 FORM = get_task("WebEval/form-v0")
+LIBRARY = Path(__file__).resolve().parents[2] / "examples" / "library_tasks"
 
 
 def key(spec=FORM, seed=0, screenshots=True, viewport=(1280, 720)) -> str | None:
@@ -51,9 +53,30 @@ def test_the_key_follows_the_bytes_of_the_site(tmp_path):
     assert key(spec=spec) != before
 
 
-def test_an_app_of_ones_own_or_a_random_instance_is_not_cached():
+def test_an_unversioned_app_of_ones_own_or_a_random_instance_is_not_cached():
     assert key(spec=FORM.model_copy(update={"start_url": "http://127.0.0.1:5173/"})) is None
     assert key(seed=None) is None
+
+
+def test_an_app_is_keyed_by_its_version_and_never_gets_another_version_s_recording(tmp_path):
+    external = FORM.model_copy(update={"start_url": "http://127.0.0.1:5173/", "site": None})
+    v1 = key(spec=external.model_copy(update={"app_version": "1"}))
+    v2 = key(spec=external.model_copy(update={"app_version": "2"}))
+    assert None not in (v1, v2) and v1 != v2
+    library = load_task(LIBRARY / "delete_book" / "task.yaml")
+    assert library.app is not None and library.app.version == "shelfwise-1"
+    shelfwise = key(spec=library)
+    assert shelfwise is not None and shelfwise == key(spec=load_task(library.source))
+    app_v2 = library.app.model_copy(update={"version": "shelfwise-2"})
+    assert key(spec=library.model_copy(update={"app": app_v2})) not in (shelfwise, None)
+    unversioned = library.app.model_copy(update={"version": None})
+    assert key(spec=library.model_copy(update={"app": unversioned})) is None
+    # bound to a running instance, its origin is that instance's: keyed only as loaded
+    assert key(spec=library.bound_to("http://127.0.0.1:8123")) is None
+    cache = GoldenCache(tmp_path)
+    assert shelfwise is not None
+    cache.store(shelfwise, recording("shelfwise-1"))
+    assert cache.lookup(key(spec=library.model_copy(update={"app": app_v2})) or "") is None
 
 
 def test_a_stored_entry_is_found_and_linked_into_a_run(tmp_path):

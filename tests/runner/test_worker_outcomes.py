@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.registry import registrations_undone
+from webharness import register_tasks
 from webharness.errors import BrowserError, BrowserNotFoundError, RunError
 from webharness.runner import EpisodeJob, RunFolder, Worker
 from webharness.runner import worker as worker_module
+from webharness.spec.catalogue import task_folder
 from webharness.trace.io import TraceError, load_trace
 
 
@@ -107,3 +110,27 @@ def test_keeping_frames_around_failure_keeps_only_the_telling_steps(browser, tmp
     }
     every_steps = load_trace(folder.episode_dir(every.trace_dir)).steps
     assert all(s.screenshot is not None for s in every_steps)  # "all" keeps every frame
+
+
+def test_an_app_that_cannot_start_is_a_not_executable_attempt_naming_it(tmp_path):
+    task = tmp_path / "tasks" / "broken"
+    task.mkdir(parents=True)
+    noise = "[print(f'starting part {i} of the app') for i in range(40)]"  # 40 lines out
+    (task / "task.yaml").write_text(
+        "id: broken\ncategory: forms\ninstruction: Nothing.\nstart_url: ${APP_URL}/\n"
+        f"app:\n  command: ['${{PYTHON}}', '-c', \"{noise}; print('no database here'); "
+        "raise SystemExit(3)\"]\nsuccess: {kind: js, expression: 'true'}\n",
+        encoding="utf-8",
+    )
+    with registrations_undone():
+        (env_id,) = register_tasks(task, "Broken")
+        job = EpisodeJob(
+            agent="oracle", env_id=env_id, task_folder=task_folder(env_id), seed=0,
+            run_dir=str(tmp_path / "run"),
+        )  # fmt: skip
+        with Worker() as worker:
+            attempt = worker.run(job)
+    assert attempt.not_executable and attempt.failure_code == "runtime_error"
+    error = attempt.error or ""
+    assert error.startswith("AppError: app ") and "exited with status 3" in error
+    assert error.endswith("| no database here") and len(error) <= 1000

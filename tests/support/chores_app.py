@@ -58,6 +58,7 @@ class Boards:
 class _App(http.server.BaseHTTPRequestHandler):
     boards: Boards
     assets: str  # the assets server's origin, written into the pages
+    log_requests = False
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         path = self.path.split("?")[0]
@@ -110,8 +111,9 @@ class _App(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, *args: object) -> None:
-        pass
+    def log_message(self, format: str, *args: object) -> None:
+        if self.log_requests:  # "POST /api/reset 200", for a test to read who called what
+            print(f"{self.command} {self.path} {args[1] if len(args) > 1 else ''}", flush=True)
 
 
 class _Assets(http.server.BaseHTTPRequestHandler):
@@ -162,12 +164,14 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 @contextmanager
-def serving(port: int = 0, assets_port: int = 0) -> Iterator[ChoresApp]:
-    """Serve the app and its assets on 127.0.0.1 (free ports by default) until the block ends."""
+def serving(port: int = 0, assets_port: int = 0, log_requests: bool = False) -> Iterator[ChoresApp]:
+    """Serve the app and its assets on 127.0.0.1 (free ports by default) until the block
+    ends; ``log_requests`` prints each request the app serves to stdout."""
     assets = _Server(("127.0.0.1", assets_port), _Assets)
     assets_url = f"http://127.0.0.1:{assets.server_address[1]}"
     boards = Boards()
-    handler = type("App", (_App,), {"boards": boards, "assets": assets_url})
+    fields = {"boards": boards, "assets": assets_url, "log_requests": log_requests}
+    handler = type("App", (_App,), fields)
     app = _Server(("127.0.0.1", port), handler)
     servers = (app, assets)
     for server in servers:
@@ -184,8 +188,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="serve the chores app on 127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--assets-port", type=int, default=8001)
+    parser.add_argument("--log-requests", action="store_true", help="print each request")
     args = parser.parse_args()
-    with serving(args.port, args.assets_port) as app:
+    with serving(args.port, args.assets_port, args.log_requests) as app:
         print(f"CHORES_URL={app.url} CHORES_ASSETS={app.assets}  (Ctrl-C stops it)", flush=True)
         threading.Event().wait()
 

@@ -42,7 +42,11 @@ class AppInstance:
         >>> from webharness.spec.app_spec import AppSpec
         >>> spec = AppSpec(command="${PYTHON} -m http.server ${PORT} --bind 127.0.0.1")
         >>> with AppInstance(spec) as app:  # doctest: +SKIP
-        ...     register_tasks("my_tasks", variables=app.variables)
+        ...     print(app.url)
+        http://127.0.0.1:41023
+
+    A task that declares its app is not given one by hand: ``WebEvalEnv`` starts an
+    instance of its own on its first reset and stops it at ``close()``.
     """
 
     def __init__(self, spec: AppSpec, workdir: str | Path | None = None, keep: bool = False):
@@ -67,7 +71,8 @@ class AppInstance:
 
     @property
     def variables(self) -> dict[str, str]:
-        """The ``${NAME}`` variables for ``register_tasks(folder, variables=...)``."""
+        """Its ``${NAME}`` variables: ``APP_URL``, for tasks that name the app with it but
+        do not declare it (a task that declares it is bound by its env instead)."""
         return {"APP_URL": self.url}
 
     @property

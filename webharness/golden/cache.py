@@ -12,8 +12,8 @@ cache is cleared.
 An entry is written into a temporary folder and renamed into place whole; ``entry.json``
 holds the SHA-256 of each of its files, checked on every use, so a damaged entry is
 dropped and recorded again, never used. Least recently used entries go first when the
-cache is over its size bound. An app of the user's own (``start_url``) is not cached: its
-code is not ours to hash.
+cache is over its size bound. An app of the user's own (``start_url``) is cached only when
+its task declares the app's version (``golden_key``): its code is not ours to hash.
 
 Example:
     >>> import tempfile
@@ -68,12 +68,28 @@ def golden_key(
     spec: TaskSpec, seed: int | None, *, screenshots: bool, viewport: tuple[int, int]
 ) -> str | None:
     """The cache key of a task's golden traces for one seed; None when they cannot be
-    cached (an app of the user's own, or no seed: a random instance)."""
-    if spec.start_url or spec.site is None or seed is None:
+    cached (an app of the user's own that declares no version, or no seed: a random
+    instance).
+
+    A task on an app of its own (``start_url``) is keyed by its spec as loaded (a declared
+    app's origin is the placeholder, the same for every instance) and the version it
+    declares (``app.version``, or ``app_version``): the app's code is not ours to hash, so
+    a new build must say so with a new version, and never gets an older one's recording.
+    """
+    if seed is None:
         return None
+    if spec.start_url:
+        version = spec.build_version
+        if version is None or spec.app_url is not None:  # bound: keyed by the spec as loaded
+            return None
+        served = {"app_version": version}
+    elif spec.site is None:
+        return None
+    else:
+        served = {"site": _tree_digest(Path(spec.site))}
     described = {
         "spec": spec.model_dump(mode="json", exclude={"site"}),
-        "site": _tree_digest(Path(spec.site)),
+        **served,
         "shared": _tree_digest(shared_assets_dir()),
         "seed": seed,
         "screenshots": screenshots,

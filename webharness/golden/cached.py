@@ -4,11 +4,11 @@ wrapper, ``testing.Bench``), shared with the runner through the golden-trace cac
 A task's golden traces for a seed are the same wherever they are recorded, so these read
 them from the cache the runner uses (``golden.cache``), recorded into it first when it has
 none. They are recorded in memory instead when the task cannot be cached (an app of the
-user's own, no seed) or the cache cannot be used (read-only, full): a warning names the
-folder once, and the traces are still right. A recording with a failed step (a crash, a
-timeout on a starved machine) is not kept: a warning names it, and it is recorded again in
-memory. From the cache, the traces are read back from its files, as the runner reads its
-own.
+user's own that declares no version, no seed) or the cache cannot be used (read-only,
+full): a warning names the folder once, and the traces are still right. A recording
+with a failed step (a crash, a timeout on a starved machine) is not kept: a warning names
+it, and it is recorded again in memory. From the cache, the traces are read back from its
+files, as the runner reads its own.
 """
 
 from __future__ import annotations

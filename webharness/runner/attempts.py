@@ -66,7 +66,19 @@ def harness_fault(job: EpisodeJob, trace_dir: str, exc: Exception, started: floa
         not_executable=True,
         failure_code="runtime_error",
         root_cause="environment",
-        error=f"{type(exc).__name__}: {exc}"[:500],
+        error=_clipped(f"{type(exc).__name__}: {exc}"),
         duration_ms=round((time.perf_counter() - started) * 1000, 1),
         trace_dir=trace_dir,
     )
+
+
+ERROR_CHARS = 1000  # of a harness fault's message, in its attempt
+
+
+def _clipped(text: str) -> str:
+    """``text`` within ``ERROR_CHARS``: its start (what failed) and its end (an app's last
+    lines of output, which say why)."""
+    if len(text) <= ERROR_CHARS:
+        return text
+    head = ERROR_CHARS // 3
+    return f"{text[:head]} [...] {text[-(ERROR_CHARS - head - 7) :]}"

@@ -6,6 +6,8 @@ loses only the episodes in flight and ``resume=True`` skips what is done.
 
 from __future__ import annotations
 
+import itertools
+import logging
 import os
 import signal
 import time
@@ -17,12 +19,14 @@ from webharness.errors import RunError
 from webharness.reporting.records import EvalAttempt
 from webharness.runner.config import RunConfig
 from webharness.runner.jobs import EpisodeJob, expand_jobs
+from webharness.runner.lanes import serial_notice, split_lanes
 from webharness.runner.run_folder import RunFolder
 from webharness.runner.worker import Worker, run_job, start_worker, stop_worker
 
 _RESULTS = RunFolder.RESULTS
 _IN_TRANSIT_S = 5.0  # how long the results a finished chunk sent may take to arrive
 _POLL_S = 0.25  # how often the pool looks for a failed chunk while it waits for results
+_log = logging.getLogger("webharness.runner.pool")
 
 
 def prepare_run(config: RunConfig, run_dir: Path, resume: bool) -> list[EpisodeJob]:
@@ -75,18 +79,25 @@ def run_jobs(
 
 
 def _backend_results(jobs: list[EpisodeJob], config: RunConfig) -> Iterator[EvalAttempt]:
+    """The jobs' attempts as they finish; with more than one worker, the jobs of a task
+    that would share its server's state run one at a time after the rest (``lanes``)."""
     if not jobs:
         return iter(())
+    parallel, serial = split_lanes(jobs) if config.workers > 1 else (jobs, [])
+    if serial:
+        _log.warning(serial_notice(serial))
     if config.backend == "ray":
         from webharness.runner.ray_backend import ray_results
 
-        return ray_results(jobs, config.ray_address, config.workers)
+        return ray_results(parallel, config.ray_address, config.workers, serial=serial)
     if config.workers == 1:
         return _in_process(jobs)
-    return _process_pool(jobs, config.workers)
+    return itertools.chain(_process_pool(parallel, config.workers), _in_process(serial))
 
 
 def _in_process(jobs: list[EpisodeJob]) -> Iterator[EvalAttempt]:
+    if not jobs:
+        return
     with Worker() as worker:
         for job in jobs:
             yield worker.run(job)
@@ -116,6 +127,8 @@ def _process_pool(jobs: list[EpisodeJob], workers: int) -> Iterator[EvalAttempt]
     import multiprocessing
     import queue
 
+    if not jobs:
+        return
     # spawn, not fork: a forked child would inherit a parent's browser thread mid-flight.
     context = multiprocessing.get_context("spawn")
     finished = context.Queue()

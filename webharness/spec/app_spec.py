@@ -39,9 +39,21 @@ from webharness.spec.checks import SPEC_CONFIG, check_http_url, spec_error
 from webharness.spec.variables import expand_variables
 from webharness.spec.yaml_loader import read_yaml
 
-__all__ = ["APP_FILE", "INSTANCE_VARIABLES", "AppSpec", "load_app", "read_app"]
+__all__ = [
+    "APP_FILE",
+    "APP_PLACEHOLDER",
+    "INSTANCE_VARIABLES",
+    "AppSpec",
+    "bind_origin",
+    "load_app",
+    "read_app",
+]
 
 APP_FILE = "app.yaml"  # beside task folders (their pack's), or inside one task folder
+# ``${APP_URL}`` of a task's file until an instance runs: a name that never resolves
+# (RFC 2606's ``.invalid``), so a spec loads and validates without its app, and its golden
+# traces are keyed by the same spec whichever instance recorded them.
+APP_PLACEHOLDER = "http://app.webharness.invalid"
 INSTANCE_VARIABLES = ("PORT", "DATA_DIR", "APP_URL", "PYTHON")
 _SAMPLE = {"PORT": "8000", "DATA_DIR": "/data", "APP_URL": "http://127.0.0.1:8000", "PYTHON": "py"}
 _INSTANCE_VARIABLE = re.compile(r"\$\{(" + "|".join(INSTANCE_VARIABLES) + r")\}")
@@ -51,6 +63,17 @@ Status = int | list[int]  # the status, or any of these
 def fill_instance(text: str, values: Mapping[str, str]) -> str:
     """``text`` with ``${PORT}``, ``${DATA_DIR}``, ``${APP_URL}`` and ``${PYTHON}`` filled."""
     return _INSTANCE_VARIABLE.sub(lambda m: values[m.group(1)], text)
+
+
+def bind_origin(data: Any, origin: str, to: str) -> Any:
+    """``data`` (a spec's JSON) with the origin ``origin`` written ``to`` in every string."""
+    if isinstance(data, str):
+        return data.replace(origin, to)
+    if isinstance(data, dict):
+        return {k: bind_origin(v, origin, to) for k, v in data.items()}
+    if isinstance(data, list):
+        return [bind_origin(v, origin, to) for v in data]
+    return data
 
 
 def _argv(command: str | list[str]) -> list[str]:

@@ -26,7 +26,7 @@ from typing_extensions import Self
 
 from webharness.errors import TaskSpecError
 from webharness.origins import origin_of
-from webharness.spec.app_spec import AppSpec, load_app
+from webharness.spec.app_spec import APP_PLACEHOLDER, AppSpec, bind_origin, load_app
 from webharness.spec.backend_spec import BackendSpec
 from webharness.spec.checks import SPEC_CONFIG, check_http_url, check_origin, spec_error
 from webharness.spec.criteria import Criterion
@@ -102,6 +102,7 @@ class TaskSpec(BaseModel):
     model_config = SPEC_CONFIG
     _namespace: str = PrivateAttr(default=BUILTIN_NAMESPACE)
     _source: str = PrivateAttr(default=DATA_SOURCE)  # the file it was read from
+    _app_url: str | None = PrivateAttr(default=None)  # the running app it is bound to
 
     # a pack's tasks keep their own names after its prefix: miniwob.click-button
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z0-9]+(-[a-z0-9]+)*)?$")
@@ -114,6 +115,11 @@ class TaskSpec(BaseModel):
     start_page: str = Field(default="/index.html", pattern=r"^/")
     start_url: str | None = None  # an external site instead of a local one
     app: AppSpec | None = None  # how to start that site (spec/app_spec.py): ${APP_URL}
+    # An external site without an app of its own: the version of its build (keys its golden
+    # traces in the cache; none: recorded every run), and whether it keeps state on its
+    # server (true: its episodes run one at a time, as they would share that state).
+    app_version: str | None = None
+    server_state: bool = True
     allowed_origins: list[Annotated[str, AfterValidator(_http_origin)]] = Field(
         default_factory=list
     )
@@ -166,8 +172,38 @@ class TaskSpec(BaseModel):
         if not context.get("filled"):  # an instance of a spec that was checked as written
             from webharness.spec.consistency import check_consistency  # it reads TaskSpec
 
+            _check_app(_source(context), self, context.get("app_url") or APP_PLACEHOLDER)
             check_consistency(_source(context), self)
         return self
+
+    def bound_to(self, app_url: str) -> TaskSpec:
+        """This spec on a running instance of its app: ``APP_PLACEHOLDER`` (what
+        ``${APP_URL}`` is until an instance runs) replaced by ``app_url`` in every field, and
+        the result checked again (a copy; ``app_url`` says where it is bound).
+
+        Raises:
+            ValueError: the task declares no app, or the spec is bound already.
+            TaskSpecError: the bound spec is not valid, naming the spec's file.
+        """
+        if self.app is None or self._app_url is not None:
+            problem = "declares no app" if self.app is None else f"is bound to {self._app_url}"
+            raise ValueError(f"{self.env_id} {problem}: bind the spec as loaded, once")
+        app_url = app_url.rstrip("/")
+        data = bind_origin(self.model_dump(mode="json"), APP_PLACEHOLDER, app_url)
+        bound = TaskSpec.model_validate(data, context={"file": self._source, "app_url": app_url})
+        bound._namespace, bound._app_url = self._namespace, app_url
+        return bound
+
+    @property
+    def app_url(self) -> str | None:
+        """The running app the spec is bound to (``bound_to``); None when it is not."""
+        return self._app_url
+
+    @property
+    def build_version(self) -> str | None:
+        """The version of the external site's build: ``app.version``, else ``app_version``;
+        None for a site of its own (its files are hashed) or an unversioned app."""
+        return self.app.version if self.app is not None else self.app_version
 
     @property
     def source(self) -> str:
@@ -212,6 +248,30 @@ class TaskSpec(BaseModel):
         return self.start_url is not None
 
 
+def _check_app(file: str, spec: TaskSpec, app_url: str) -> None:
+    """A task that declares an app starts on it (``start_url: ${APP_URL}/...``), and gives
+    its version in the declaration."""
+    if spec.app is None:
+        return
+    if spec.start_url is None or origin_of(spec.start_url) != origin_of(app_url):
+        raise TaskSpecError(
+            file, "start_url", spec.start_url, "a task that declares an app (app:, or an "
+            "app.yaml beside it) starts on it: write start_url: ${APP_URL}/<path>, or remove "
+            "the app declaration",
+        )  # fmt: skip
+    if spec.app_version is not None:
+        raise TaskSpecError(
+            file, "app_version", spec.app_version, "a task that declares an app gives its "
+            "version there: write it as app.version (in app.yaml or the task's app:)",
+        )  # fmt: skip
+
+
+def _app_param(spec: TaskSpec) -> dict[str, str]:
+    """The app instance a bound spec's episode runs on, kept with its parameters (read as
+    the placeholder origin when traces are compared: ``diagnosis/app_origin.py``)."""
+    return {"_app_url": spec.app_url} if spec.app_url is not None else {}
+
+
 def _source(context: Any) -> str:
     return str((context or {}).get("file") or DATA_SOURCE)
 
@@ -237,6 +297,13 @@ def load_task(path: str | Path, variables: Mapping[str, str] | None = None) -> T
     if not isinstance(raw, dict):
         raise TaskSpecError(str(path), "<file>", raw, "a task spec is a mapping of fields")
     app = load_app(path, variables, raw)  # its own instance variables are not filled here
+    if app is not None:  # the env starts the app and binds the spec to it (``bound_to``)
+        if "APP_URL" in (variables or {}):
+            raise TaskSpecError(
+                str(path), "app", "APP_URL", "the task declares its app, so the env starts "
+                "it and fills ${APP_URL} from it: leave APP_URL out of the variables",
+            )  # fmt: skip
+        variables = {**(variables or {}), "APP_URL": APP_PLACEHOLDER}
     raw = expand_variables({k: v for k, v in raw.items() if k != "app"}, str(path), variables)
     return TaskSpec.model_validate({**raw, "app": app} if app else raw, context={"file": str(path)})
 
@@ -251,13 +318,14 @@ def instantiate(spec: TaskSpec, seed: int | None, rng: np.random.Generator) -> I
         strict=False,
         context={"filled": True, "file": spec.source},
     ).in_namespace(spec.namespace)
+    filled._app_url = spec.app_url
     instance = TaskInstance(
         task_id=spec.id,
         env_id=spec.env_id,
         category=spec.category,
         seed=seed,
         instruction=filled.instruction,
-        params={**params, "_withheld": list(spec.withheld)},
+        params={**params, "_withheld": list(spec.withheld), **_app_param(spec)},
     )
     # Both parts are validated already; validating them again would run the spec's checks
     # (meant for the file as written) on every reset.
