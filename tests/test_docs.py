@@ -22,7 +22,8 @@ SKIPPED_PARTS = {"__pycache__", "node_modules", ".venv", "build", ".mypy_cache"}
 SOURCE_SUFFIXES = (".py", ".js", ".sh", ".md", ".toml")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 PATH_LIKE = re.compile(r"[A-Za-z_][\w.-]*(/[\w.-]+)*/?")
-DOTTED = re.compile(r"\bwebharness(?:\.[A-Za-z_]\w*)+")
+# A dotted name, not a host name inside a URL (``http://app.webharness.invalid``).
+DOTTED = re.compile(r"(?<![\w./-])webharness(?:\.[A-Za-z_]\w*)+")
 
 
 def source_paths() -> set[str]:
