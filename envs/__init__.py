@@ -1,5 +1,6 @@
-"""Gymnasium environments of webharness (installed as ``webharness.envs``): the env class
-and the registration of every task as ``<Namespace>/<name>-v0``.
+"""Gymnasium environments of webharness, installed as ``webharness.envs``.
+
+The env class and the registration of every task as ``<Namespace>/<name>-v0``.
 
 ``WebEvalEnv`` loads on first use: registering the tasks (which ``import webharness`` does)
 needs no browser.

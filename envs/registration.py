@@ -1,6 +1,9 @@
-"""Gymnasium ids for the catalogue: every built-in scenario as ``WebEval/<name>-v0``
-(data-driven; MiniWoB++'s tasks, when it is installed, as ``WebEval/miniwob.<task>-v0``),
-and task folders from anywhere as ``<namespace>/<id>-v0``."""
+"""Gymnasium ids for the catalogue of tasks.
+
+Every built-in scenario is ``WebEval/<name>-v0`` (data-driven; MiniWoB++'s tasks, when it
+is installed, are ``WebEval/miniwob.<task>-v0``), and task folders from anywhere are
+``<namespace>/<id>-v0``.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +24,18 @@ NAMESPACE = BUILTIN_NAMESPACE
 
 
 def env_id(task_name: str) -> str:
+    """The Gymnasium id of a built-in task: ``env_id("form")`` is ``"WebEval/form-v0"``."""
     return f"{NAMESPACE}/{task_name}-v0"
 
 
 def register_all() -> list[str]:
-    """Register each built-in task folder once, and each task of the built-in packs (their
-    specs are built on first use); returns the env ids. Safe to call repeatedly."""
+    """Register each built-in task folder and each task of the built-in packs, once.
+
+    The packs' specs are built on first use. Safe to call repeatedly.
+
+    Returns:
+        The env ids of every built-in task, registered now or before.
+    """
     catalogue.add_pack(catalogue.Pack(pack_names, pack_spec))
     ids = []
     for name in catalogue.task_names() + catalogue.pack_task_names():

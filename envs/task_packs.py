@@ -1,5 +1,7 @@
-"""Installed task packs: distributions that declare task folders in the entry-point group
-``webharness.tasks``, registered when ``webharness`` is imported.
+"""Installed task packs, registered when ``webharness`` is imported.
+
+A task pack is a distribution that declares task folders in the entry-point group
+``webharness.tasks``.
 
 A pack's ``pyproject.toml`` names each folder with the namespace as the entry point's name::
 

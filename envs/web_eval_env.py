@@ -105,6 +105,12 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode: the task drawn for ``seed``, its setup, the first observation.
+
+        The first call launches the browser (and starts the task's app, if it has one).
+        The same seed and actions give the same semantic states; ``options`` is unused.
+        Raises ``AppError`` for an app that cannot start, become ready or reset.
+        """
         super().reset(seed=seed)
         task = instantiate(self._episode_spec(), seed, self.np_random)
         hooks = self._episode_hooks(task)
@@ -122,8 +128,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         return self._observation(episode, observed, ""), self._info(episode, observed, None, None)
 
     def _episode_spec(self) -> TaskSpec:
-        """The spec this episode plays: the task's own, or bound to its app's instance,
-        which is started when there is none running and reset for the episode.
+        """The spec this episode plays: the task's own, or bound to its app's instance.
+
+        The instance is started when there is none running, and reset for the episode.
 
         Raises:
             AppError: the app cannot be started, become ready, or be reset.
@@ -179,6 +186,13 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         raise AssertionError("unreachable")
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Run one action (a DSL string or a typed ``Action``) and observe the page after it.
+
+        An action that fails is no exception: its error is in ``info["action_result"]`` and
+        ``obs["last_action_error"]``. The reward comes at the end (see ``_reward``), with
+        ``info["episode_end"]``; a dead or hung browser truncates the episode. Raises
+        ``ResetNeeded`` when no episode is running.
+        """
         episode = self._episode
         if episode is None or self._ended or self._runtime is None:
             raise ResetNeeded("call reset() before step(), and again after an episode has ended")
@@ -260,6 +274,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         return self._observation(episode, observed, message), 0.0, False, True, info
 
     def render(self) -> np.ndarray | None:
+        """The page's screenshot as an RGB array, with ``render_mode="rgb_array"``, else None."""
         if self.render_mode != "rgb_array" or self._episode is None or self._runtime is None:
             return None
         last = self._episode.last
@@ -268,6 +283,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         return self._runtime.run(self._episode.session.screenshot(), self._step_timeout_s())
 
     def close(self) -> None:
+        """Close the browser and stop the task's app; the env can be reset again after."""
         try:
             if self._runtime is not None:
                 self._runtime.close()
@@ -285,19 +301,24 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
 
     @property
     def last_timings_ms(self) -> dict[str, float]:
-        """Where the last reset or step spent its time (kept out of ``info``, which must be
-        the same for the same seed and actions)."""
+        """Where the last reset or step spent its time, in milliseconds per phase.
+
+        Kept out of ``info``, which must be the same for the same seed and actions.
+        """
         last = self._episode.last if self._episode else None
         return dict(last.timings_ms) if last else {}
 
     @property
     def runtime(self) -> BrowserRuntime | None:
+        """The browser this env drives (None before the first reset and after ``close()``)."""
         return self._runtime
 
     @property
     def app(self) -> AppInstance | None:
-        """The instance of the task's own app this env runs (None before the first reset,
-        after ``close()``, or for a task without one)."""
+        """The instance of the task's own app this env runs.
+
+        None before the first reset, after ``close()``, or for a task without an app.
+        """
         return self._app
 
     # --- helpers ------------------------------------------------------------------------
@@ -340,8 +361,11 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
 
 
 def _reward(ended: bool, success: bool, page: PageOutcome | None) -> float:
-    """At the episode's end: 1 for success, else 0; a page that judges its own episode
-    gives its own reward (MiniWoB++'s raw reward, -1 for an episode it never ended)."""
+    """The step's reward: 0 until the episode ends, then 1 for success, else 0.
+
+    A page that judges its own episode gives its own reward (MiniWoB++'s raw reward, -1
+    for an episode it never ended).
+    """
     if not ended:
         return 0.0
     if page is None:
@@ -350,8 +374,10 @@ def _reward(ended: bool, success: bool, page: PageOutcome | None) -> float:
 
 
 def _setup_s(spec: TaskSpec, action_timeout_ms: float) -> float:
-    """The time a task's setup may take on top of a reset: each call's own bound, each other
-    item an action's."""
+    """The time, in seconds, a task's setup may take on top of a reset.
+
+    Each HTTP call counts its own bound, each other item an action's.
+    """
     bounds = (i.http.timeout_ms if i.http else action_timeout_ms for i in spec.setup)
     return sum(bounds) / 1000
 

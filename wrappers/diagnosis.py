@@ -1,6 +1,8 @@
-"""Wrappers that tell where and why a run went wrong, at the end of each episode:
+"""Wrappers that tell where and why a run went wrong, at the end of each episode.
+
 ``GoldenTraceAlignment`` adds ``info["alignment"]``, ``FailureAnnotation`` adds
-``info["failure"]``. Both keep the episode's trace in memory and call the core."""
+``info["failure"]``. Both keep the episode's trace in memory and call the core.
+"""
 
 from __future__ import annotations
 
@@ -82,6 +84,11 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Reset the env, load the seed's golden traces, and start tracking progress.
+
+        The golden traces of a new seed are recorded (or read from the cache) before the
+        agent's episode starts, so that their setup never runs inside it.
+        """
         if seed is not None:  # before the agent's episode: the golden's setup never runs in it
             self._golden_traces(seed)
         obs, info = self.env.reset(seed=seed, options=options)
@@ -94,6 +101,11 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Step the env; ``info["progress"]`` each step, ``info["alignment"]`` at the end.
+
+        The alignment is None for a task without golden paths; with ``progress_reward``
+        the reward gains this step's increase in golden progress.
+        """
         obs, env_reward, terminated, truncated, info = self.env.step(action)
         reward = float(env_reward)
         if self._tracker is not None:
@@ -109,8 +121,10 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         return obs, reward, terminated, truncated, info
 
     def _state(self, info: dict[str, Any]) -> Any:
-        """The step's state as the golden traces have theirs: its app instance's origin
-        written as the placeholder (``diagnosis.app_origin``)."""
+        """The step's state as the golden traces have theirs.
+
+        Its app instance's origin is written as the placeholder (``diagnosis.app_origin``).
+        """
         return state_on_placeholder(info["semantic_state"], self._app_url)
 
     def _golden_traces(self, seed: int | None) -> list[EpisodeTrace]:
@@ -135,6 +149,7 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         return self._golden_env
 
     def close(self) -> None:
+        """Close the env and the unperturbed copy the golden traces were recorded on."""
         if self._golden_env is not None:
             self._golden_env.close()
             self._golden_env = None
@@ -142,8 +157,10 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
 
 
 class FailureAnnotation(_TracksEpisode, RecordConstructorArgs):
-    """Diagnose each episode at its end: ``info["failure"]`` (a ``FailureReport``
-    model: code, step, root-cause stage, evidence, false success, step notes).
+    """Diagnose each episode at its end, in ``info["failure"]``.
+
+    The diagnosis is a ``FailureReport`` model: code, step, root-cause stage, evidence,
+    false success, step notes.
 
     Uses ``info["alignment"]`` when a ``GoldenTraceAlignment`` wrapper sits inside it.
     """
@@ -156,11 +173,13 @@ class FailureAnnotation(_TracksEpisode, RecordConstructorArgs):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Reset the env and start keeping the new episode's trace."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._start(obs, info)
         return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Step the env; at the episode's end, annotate its trace in ``info["failure"]``."""
         obs, env_reward, terminated, truncated, info = self.env.step(action)
         reward = float(env_reward)
         trace = self._track(obs, reward, info, terminated, truncated)

@@ -71,10 +71,12 @@ class PerturbationWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env with the step clock at 0, so the perturbation's schedule starts over."""
         self.clock.step, self.clock.action = 0, None
         return super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env, counting the step first so that the perturbation sees which it is."""
         self.clock.step += 1  # before the env acts: requests of this step belong to it
         self.clock.action = action
         return super().step(action)
@@ -184,9 +186,11 @@ class _WrapperTable(Mapping[str, type[PerturbationWrapper]]):
 
 
 def _make_wrapper(name: str) -> type[PerturbationWrapper]:
-    """A wrapper for a perturbation that no class declares: ``slow_fonts`` gets a
-    ``SlowFontsPerturbation(env, strength, **options)``, documented by the perturbation's
-    own docstring (and kept as its declared wrapper from then on)."""
+    """A wrapper for a perturbation that no class declares.
+
+    ``slow_fonts`` gets a ``SlowFontsPerturbation(env, strength, **options)``, documented
+    by the perturbation's own docstring (and kept as its declared wrapper from then on).
+    """
     doc = inspect.getdoc(PERTURBATIONS[name]) or f"The registered perturbation {name!r}."
     attributes = {"perturbation": name, "__doc__": doc, "__module__": __name__}
     return type(_class_name(name), (PerturbationWrapper,), attributes)
@@ -200,9 +204,11 @@ WRAPPERS: Mapping[str, type[PerturbationWrapper]] = _WrapperTable()
 
 
 def __getattr__(name: str) -> type[PerturbationWrapper]:
-    """A made wrapper by its class name, as Gymnasium finds a wrapper of an env's spec
-    (``module:Class``) and as pickle finds a class: made here when its perturbation is
-    registered in this process."""
+    """A made wrapper by its class name, made here when its perturbation is registered.
+
+    Gymnasium finds a wrapper of an env's spec (``module:Class``), and pickle finds a
+    class, this way; the perturbation must be registered in this process.
+    """
     for perturbation_name in PERTURBATIONS:
         if _class_name(perturbation_name) == name:
             return WRAPPERS[perturbation_name]

@@ -1,5 +1,7 @@
-"""``RecordTrace``: write every episode as a trace folder (JSONL + screenshots, optionally
-Playwright's trace)."""
+"""``RecordTrace``: write every episode as a trace folder.
+
+A trace folder holds JSONL and screenshots, and optionally Playwright's trace.
+"""
 
 from __future__ import annotations
 
@@ -67,6 +69,10 @@ class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordC
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Reset the env and start a new ``episode-NNNN`` folder with the first observation.
+
+        An episode left unfinished is closed first, as it stands.
+        """
         self._end_unfinished()  # before the env closes that episode's browser context
         obs, info = self.env.reset(seed=seed, options=options)
         self._recorder = EpisodeRecorder(
@@ -84,6 +90,10 @@ class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordC
         return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env and record the step; at the end, ``info["trace_dir"]`` is the folder.
+
+        The finished trace is also kept as ``last_trace``.
+        """
         obs, reward, terminated, truncated, info = self.env.step(action)
         if self._recorder is not None:
             self._index += 1
@@ -99,6 +109,7 @@ class RecordTrace(gym.Wrapper[dict[str, Any], Any, dict[str, Any], Any], RecordC
         return obs, reward, terminated, truncated, info
 
     def close(self) -> None:
+        """Close an unfinished episode's recording, then the env."""
         self._end_unfinished()
         super().close()
 

@@ -46,13 +46,16 @@ class TokenUsage(BaseModel):
 
     @property
     def total_tokens(self) -> int:
+        """Prompt and completion tokens together."""
         return self.prompt_tokens + self.completion_tokens
 
 
 @runtime_checkable
 class Agent(Protocol):
-    """What the runner drives: one instance plays episodes one after another. A ``name``
-    is optional: its traces name the agent by it, else by its class."""
+    """What the runner drives: one instance plays episodes one after another.
+
+    A ``name`` is optional: its traces name the agent by it, else by its class.
+    """
 
     def reset(self, instance: TaskInstance) -> None:
         """Start a new episode of ``instance`` (forget the previous one)."""
@@ -72,10 +75,12 @@ def agent_usage(agent: Any) -> TokenUsage:
 
 
 def load_agent(spec: str, **options: Any) -> Agent:
-    """Make an agent from a built-in name (``oracle``, ``random``, ``heuristic``, ``llm``)
-    or a ``package.module:ClassName`` path; ``options`` go to its constructor. A spec with
-    options, ``llm[model=gpt-x]``, adds its own (``options`` win over them). A module is
-    looked for on ``sys.path`` and then in the current folder, as ``python -m`` does.
+    """Make an agent from a built-in name or a ``package.module:ClassName`` path.
+
+    The built-in names are ``oracle``, ``random``, ``heuristic`` and ``llm``; ``options``
+    go to the agent's constructor. A spec with options, ``llm[model=gpt-x]``, adds its own
+    (``options`` win over them). A module is looked for on ``sys.path`` and then in the
+    current folder, as ``python -m`` does.
 
     Raises:
         AgentLoadError: the name is unknown, the import fails, the options don't fit the
@@ -103,8 +108,10 @@ def load_agent(spec: str, **options: Any) -> Agent:
 
 
 def accepted_options(spec: str) -> frozenset[str] | None:
-    """The option names the agent's constructor takes (None: it takes any), e.g. so that a
-    runner passes ``log_prompts`` only to agents that know it."""
+    """The option names the agent's constructor takes (None: it takes any).
+
+    A runner uses it to pass ``log_prompts``, say, only to agents that know it.
+    """
     name = parse_agent_spec(spec).name if "[" in spec else spec
     factory = _import(name, BUILTIN_AGENTS.get(name, name))
     try:
@@ -143,8 +150,10 @@ def _import(spec: str, target: str) -> Any:
 
 @contextlib.contextmanager
 def _current_folder_on_path() -> Iterator[None]:
-    """The current folder on ``sys.path`` while an agent's module is imported (a console
-    script, unlike ``python -m``, does not put it there)."""
+    """The current folder on ``sys.path`` while an agent's module is imported.
+
+    A console script, unlike ``python -m``, does not put it there.
+    """
     folder = os.getcwd()
     added = folder not in sys.path and "" not in sys.path
     if added:

@@ -1,6 +1,8 @@
-"""One running instance of a task's app (``AppSpec``): its own port, its own data folder,
-its own process group, its log; ready when it answers, reset per episode, stopped with
-everything it started."""
+"""One running instance of a task's app (``AppSpec``).
+
+Each instance has its own port, its own data folder, its own process group and its log;
+it is ready when it answers, reset per episode, and stopped with everything it started.
+"""
 
 from __future__ import annotations
 
@@ -60,6 +62,11 @@ class AppInstance:
     # --- what a caller reads -------------------------------------------------------------
     @property
     def port(self) -> int:
+        """The free port the instance was given at ``start`` (``${PORT}``).
+
+        Raises:
+            AppError: the instance has not been started.
+        """
         if self._port is None:
             raise self._not_started()
         return self._port
@@ -71,8 +78,11 @@ class AppInstance:
 
     @property
     def variables(self) -> dict[str, str]:
-        """Its ``${NAME}`` variables: ``APP_URL``, for tasks that name the app with it but
-        do not declare it (a task that declares it is bound by its env instead)."""
+        """Its ``${NAME}`` variables: ``APP_URL``, for tasks that name the app with it.
+
+        This serves tasks that use the app without declaring it; a task that declares it
+        is bound by its env instead.
+        """
         return {"APP_URL": self.url}
 
     @property
@@ -84,10 +94,12 @@ class AppInstance:
 
     @property
     def data_dir(self) -> Path:
+        """The app's data folder (``${DATA_DIR}``), removed at ``stop`` unless ``keep``."""
         return self.folder / "data"
 
     @property
     def log_path(self) -> Path:
+        """The file the app's standard output and error go to; its tail names app errors."""
         return self.folder / "app.log"
 
     @property
@@ -97,6 +109,7 @@ class AppInstance:
 
     @property
     def running(self) -> bool:
+        """Whether the app's process is started and has not exited."""
         return self._process is not None and self._process.poll() is None
 
     @property
@@ -157,8 +170,11 @@ class AppInstance:
             self._reset_command(reset)
 
     def stop(self) -> None:
-        """Stop the app's whole process group: the declared signal, ``stop.grace_s`` to
-        exit, then SIGKILL. Remove its data unless ``keep``. Stopping again does nothing."""
+        """Stop the app's whole process group, and remove its data unless ``keep``.
+
+        The group gets the declared signal, ``stop.grace_s`` to exit, then SIGKILL.
+        Stopping again does nothing.
+        """
         process, self._process = self._process, None
         if process is None:
             return
@@ -209,8 +225,10 @@ class AppInstance:
         return self.url + filled if filled.startswith("/") else filled
 
     def _wait_ready(self, process: subprocess.Popen[bytes]) -> None:
-        """Poll the readiness URL until it answers the status, backing off, bounded; the
-        waits between polls end early when the app exits."""
+        """Poll the readiness URL until it answers the status, backing off, bounded.
+
+        The waits between polls end early when the app exits.
+        """
         ready = self.spec.ready
         url, wait = self._resolve(ready.url), _POLL_FIRST_S
         deadline = time.monotonic() + ready.timeout_s
@@ -288,8 +306,10 @@ class AppInstance:
             shutil.rmtree(self.data_dir, ignore_errors=True)  # the caller's: its log stays
 
     def _error(self, problem: str, output: list[str] | None = None) -> AppError:
-        """``problem``, naming the command and the last lines of its output (the app's log
-        unless ``output`` is given)."""
+        """An ``AppError`` for ``problem``, naming the command and its last lines of output.
+
+        The output is the app's log unless ``output`` is given.
+        """
         lines = output if output is not None else _lines(self._log_tail())
         shown = "\n".join(f"  | {line}" for line in lines[-TAIL_LINES:]) or "  (no output)"
         kept = self.keep or self._workdir is not None

@@ -1,6 +1,9 @@
-"""Streamable HTTP on 127.0.0.1: each episode at its own path, ``/mcp/<token>``, the token
-unguessable (``secrets.token_urlsafe``); requests with a foreign ``Origin`` or ``Host`` are
-refused (DNS-rebinding protection, the SDK's), a path with a wrong token gets 404."""
+"""Streamable HTTP on 127.0.0.1: each episode at its own path, ``/mcp/<token>``.
+
+The token is unguessable (``secrets.token_urlsafe``); requests with a foreign ``Origin``
+or ``Host`` are refused (DNS-rebinding protection, the SDK's), a path with a wrong token
+gets 404.
+"""
 
 from __future__ import annotations
 
@@ -51,8 +54,10 @@ class EpisodeEndpoints:
         self._endpoints: dict[str, Endpoint] = {}
 
     def add(self, episode: McpEpisode) -> Endpoint:
-        """Serve ``episode`` at a new path with an unguessable token; each new session on
-        it after the first starts a new episode."""
+        """Serve ``episode`` at a new path with an unguessable token.
+
+        Each new session on it after the first starts a new episode.
+        """
         server = build_server(episode, reset=False, new_session_resets=True)
         manager = StreamableHTTPSessionManager(app=server, security_settings=SECURITY)
         endpoint = Endpoint(secrets.token_urlsafe(24), episode, manager)
@@ -67,6 +72,7 @@ class EpisodeEndpoints:
         return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Hand a request to its token's session manager; 404 for a path with a wrong token."""
         endpoint = self.find(scope.get("path_params", {}).get("token", ""))
         if endpoint is None:
             response = PlainTextResponse("no MCP endpoint at this path", status_code=404)
@@ -95,8 +101,10 @@ class EpisodeEndpoints:
 async def serve_http(
     endpoints: EpisodeEndpoints, port: int, on_ready: Callable[[int], None] | None = None
 ) -> None:
-    """Serve ``endpoints`` on 127.0.0.1:``port`` (0: a free port) until cancelled;
-    ``on_ready(port)`` is called once the socket listens."""
+    """Serve ``endpoints`` on 127.0.0.1:``port`` (0: a free port) until cancelled.
+
+    ``on_ready(port)`` is called with the port once the socket listens.
+    """
     import uvicorn
 
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

@@ -1,5 +1,8 @@
-"""The MCP server of one episode, on the official ``mcp`` SDK's low-level ``Server``: the tools,
-the goal as a prompt and a resource; served over stdio by ``serve_stdio``."""
+"""The MCP server of one episode, on the official ``mcp`` SDK's low-level ``Server``.
+
+It offers the tools, and the goal as a prompt and a resource; ``serve_stdio`` serves it
+over stdio.
+"""
 
 from __future__ import annotations
 
@@ -23,8 +26,10 @@ INSTRUCTIONS = (
 def build_server(
     episode: McpEpisode, *, reset: bool, new_session_resets: bool = False
 ) -> Server[Any]:
-    """The MCP server over ``episode``; ``reset`` offers ``webharness_reset``;
-    ``new_session_resets`` starts a new episode for each new session after the first (HTTP).
+    """The MCP server over ``episode``.
+
+    ``reset`` offers the ``webharness_reset`` tool; ``new_session_resets`` starts a new
+    episode for each new session after the first (HTTP).
 
     Calls run one at a time in a worker thread (the env blocks on the browser).
     """

@@ -49,8 +49,9 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*")  # no ",", ":" or "@": they write a stack
 
 
 def register_perturbation(name: str, function: Perturbation) -> None:
-    """Make ``function`` the perturbation called ``name``, for ``perturb``, the runner and
-    the CLI (``--perturbations``), in this process.
+    """Make ``function`` the perturbation called ``name``, in this process.
+
+    ``perturb``, the runner and the CLI (``--perturbations``) then know it by that name.
 
     Args:
         name: lowercase letters, digits and ``_``, starting with a letter.
@@ -83,8 +84,10 @@ def register_perturbation(name: str, function: Perturbation) -> None:
 
 
 def outside_modules(names: Iterable[str]) -> list[str]:
-    """The modules outside webharness that define the perturbations called ``names``: what
-    another process (a run's worker) imports so that they register there too."""
+    """The modules outside webharness that define the perturbations called ``names``.
+
+    Another process (a run's worker) imports them so that they register there too.
+    """
     modules = (perturbation(name).__module__ for name in names)
     return sorted({m for m in modules if m != __name__ and not m.startswith(f"{__name__}.")})
 

@@ -59,8 +59,10 @@ def js_source(name: str) -> str:
 
 
 def init_script(name: str, config: dict[str, Any]) -> str:
-    """An init script: the shared helpers, then ``js/<name>`` (a function) called with
-    ``config``."""
+    """An init script: the shared helpers, then ``js/<name>`` called with ``config``.
+
+    The file ``js/<name>`` holds one function expression.
+    """
     body = js_source(name).strip().rstrip(";")
     return f"{js_source('perturb_common.js')}\n({body})({json.dumps(config)});\n"
 

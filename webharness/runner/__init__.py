@@ -1,5 +1,7 @@
-"""The evaluation runner: jobs over agents x tasks x seeds, played in local worker processes
-or as Ray tasks, written to a run folder, re-scored and reported.
+"""The evaluation runner: jobs over agents x tasks x seeds.
+
+The jobs are played in local worker processes or as Ray tasks, written to a run folder,
+re-scored and reported.
 
 Example:
     >>> from pathlib import Path

@@ -25,6 +25,7 @@ from webharness.spec.task_spec import BUILTIN_NAMESPACE, TaskSpec, load_task
 
 
 def tasks_root() -> Path:
+    """The folder of the built-in task folders: the installed ``webharness.tasks`` package."""
     return Path(str(resources.files("webharness.tasks")))
 
 
@@ -34,8 +35,10 @@ def task_names() -> list[str]:
 
 
 class Pack(NamedTuple):
-    """A built-in pack of generated tasks (``webharness/miniwob``): ``names()`` lists its
-    tasks (``miniwob.click-button``), ``spec(name)`` makes one's spec."""
+    """A built-in pack of generated tasks, such as ``webharness/miniwob``.
+
+    ``names()`` lists its tasks (``miniwob.click-button``), ``spec(name)`` makes one's spec.
+    """
 
     names: Callable[[], list[str]]
     spec: Callable[[str], TaskSpec]
@@ -45,19 +48,25 @@ _PACKS: list[Pack] = []
 
 
 def add_pack(pack: Pack) -> None:
-    """Put a built-in pack's tasks in the catalogue as ``WebEval/<name>-v0`` (once; the env
-    layer adds MiniWoB++'s before it registers the envs)."""
+    """Put a built-in pack's tasks in the catalogue as ``WebEval/<name>-v0``, once.
+
+    The env layer adds MiniWoB++'s before it registers the envs.
+    """
     if pack not in _PACKS:
         _PACKS.append(pack)
 
 
 def pack_task_names() -> list[str]:
-    """Names of the built-in packs' tasks (``miniwob.click-button``): specs generated from an
-    installed library's own pages; none when it is not installed."""
+    """Names of the built-in packs' tasks, such as ``miniwob.click-button``.
+
+    Their specs are generated from an installed library's own pages; a pack whose library
+    is not installed has none.
+    """
     return [name for pack in _PACKS for name in pack.names()]
 
 
 def task_dir(name: str) -> Path:
+    """The folder of the built-in task ``name`` (its ``task.yaml`` and ``site/``)."""
     return tasks_root() / name
 
 
@@ -121,8 +130,10 @@ def full_env_id(name: str) -> str:
 
 
 def task_ids() -> list[str]:
-    """Every env id of the catalogue: the built-ins' (the packs' too), then the registered
-    ones, sorted."""
+    """Every env id of the catalogue, sorted.
+
+    The built-ins' (the packs' too) and those of the folders registered so far.
+    """
     names = task_names() + pack_task_names()
     builtin = [f"{BUILTIN_NAMESPACE}/{name}-v0" for name in names]
     with _LOCK:

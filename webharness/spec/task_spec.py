@@ -141,8 +141,10 @@ class TaskSpec(BaseModel):
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
-        """Validate data as a spec; a problem is a ``TaskSpecError`` (not pydantic's
-        ``ValidationError``). ``context={"file": path}`` names the file it came from."""
+        """Validate data as a spec; a problem is a ``TaskSpecError``, not a ``ValidationError``.
+
+        ``context={"file": path}`` names the file it came from.
+        """
         try:
             spec = super().model_validate(obj, *args, **kwargs)
         except ValidationError as exc:
@@ -177,9 +179,10 @@ class TaskSpec(BaseModel):
         return self
 
     def bound_to(self, app_url: str) -> TaskSpec:
-        """This spec on a running instance of its app: ``APP_PLACEHOLDER`` (what
-        ``${APP_URL}`` is until an instance runs) replaced by ``app_url`` in every field, and
-        the result checked again (a copy; ``app_url`` says where it is bound).
+        """This spec on a running instance of its app, as a copy checked again.
+
+        ``APP_PLACEHOLDER`` (what ``${APP_URL}`` is until an instance runs) is replaced by
+        ``app_url`` in every field; the copy's ``app_url`` says where it is bound.
 
         Raises:
             ValueError: the task declares no app, or the spec is bound already.
@@ -201,14 +204,18 @@ class TaskSpec(BaseModel):
 
     @property
     def build_version(self) -> str | None:
-        """The version of the external site's build: ``app.version``, else ``app_version``;
-        None for a site of its own (its files are hashed) or an unversioned app."""
+        """The version of the external site's build: ``app.version``, else ``app_version``.
+
+        None for a site of its own (its files are hashed) or an unversioned app.
+        """
         return self.app.version if self.app is not None else self.app_version
 
     @property
     def source(self) -> str:
-        """The file the spec was read from (``<TaskSpec>`` for one built from data): what a
-        spec error found later, at run time, names."""
+        """The file the spec was read from (``<TaskSpec>`` for one built from data).
+
+        A spec error found later, at run time, names it.
+        """
         return self._source
 
     @property
@@ -224,16 +231,21 @@ class TaskSpec(BaseModel):
 
     @property
     def env_id(self) -> str:
+        """The task's Gymnasium id, ``<namespace>/<id>-v0``."""
         return f"{self._namespace}/{self.id}-v0"
 
     @property
     def origin(self) -> str:
+        """Where the task's pages are served: ``start_url``'s origin, else the site's own."""
         return origin_of(self.start_url) if self.start_url else SITE_ORIGIN
 
     @property
     def uses_scopes(self) -> bool:
-        """Whether the page's nodes must be observed: a ``within`` scope or a count by role
-        in the criteria, a golden step or a setup step (built-ins have none: no cost)."""
+        """Whether the page's nodes must be observed, which costs time on every step.
+
+        They must for a ``within`` scope or a count by role in the criteria, a golden step
+        or a setup step (the built-ins have none).
+        """
         steps = [s for p in self.golden_paths for s in p.steps]
         steps += [i.step for i in self.setup if isinstance(i.step, GoldenStep)]
         return _criteria_use_scopes(self.success) or any(
@@ -249,8 +261,10 @@ class TaskSpec(BaseModel):
 
 
 def _check_app(file: str, spec: TaskSpec, app_url: str) -> None:
-    """A task that declares an app starts on it (``start_url: ${APP_URL}/...``), and gives
-    its version in the declaration."""
+    """Check that a task that declares an app starts on it and gives its version there.
+
+    It starts on it with ``start_url: ${APP_URL}/...``; its version is ``app.version``.
+    """
     if spec.app is None:
         return
     if spec.start_url is None or origin_of(spec.start_url) != origin_of(app_url):
@@ -267,8 +281,10 @@ def _check_app(file: str, spec: TaskSpec, app_url: str) -> None:
 
 
 def _app_param(spec: TaskSpec) -> dict[str, str]:
-    """The app instance a bound spec's episode runs on, kept with its parameters (read as
-    the placeholder origin when traces are compared: ``diagnosis/app_origin.py``)."""
+    """The app instance a bound spec's episode runs on, kept with its parameters.
+
+    Traces are compared with it read as the placeholder origin (``diagnosis/app_origin.py``).
+    """
     return {"_app_url": spec.app_url} if spec.app_url is not None else {}
 
 
@@ -286,8 +302,9 @@ class InstantiatedTask(BaseModel):
 
 
 def load_task(path: str | Path, variables: Mapping[str, str] | None = None) -> TaskSpec:
-    """Read and validate a ``task.yaml``, its ``${NAME}`` variables filled in from
-    ``variables``, then the environment (``spec/variables.py``).
+    """Read and validate a ``task.yaml``, with its ``${NAME}`` variables filled in.
+
+    The variables come from ``variables``, then the environment (``spec/variables.py``).
 
     Raises:
         TaskSpecError: naming the file, the field path and the value.

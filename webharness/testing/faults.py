@@ -131,7 +131,7 @@ def stop(ctx: FaultContext) -> list[Planned]:
 
 
 def answer_done(ctx: FaultContext) -> list[Planned]:
-    """ "done" sent as the answer."""
+    """Send the word ``done`` as the answer."""
     return ['send_msg_to_user("done")']
 
 
@@ -194,8 +194,11 @@ def save_unchanged(ctx: FaultContext) -> list[Planned]:
 
 
 def wrong_choice(ctx: FaultContext) -> list[Planned]:
-    """Click the neighbour of the golden step's target (the next element of its role, or
-    the one before: another product of the list, another link of the menu), then stop."""
+    """Click the neighbour of the golden step's target, then stop.
+
+    The neighbour is the next element of its role, or the one before: another product of
+    the list, another link of the menu.
+    """
     action, step = ctx.golden_action, ctx.golden_step
     if action is None or action.ref_target is None or step.target is None:
         raise FaultSetupError(f"golden step {ctx.agent.at} has no target to choose instead")

@@ -1,5 +1,7 @@
-"""The faulty-agent suite: cases (a scenario, a golden path, a fault, the golden step it
-replaces), the verdict each must get, and a ``Bench`` that plays and scores them.
+"""The faulty-agent suite: cases, the verdict each must get, and a ``Bench`` to play them.
+
+A case is a scenario, a golden path, a fault and the golden step it replaces; the bench
+plays and scores it.
 
 A case is scored exactly as the runner scores a run: ``score_trace`` against the golden
 traces of the same seed. ``docs/make_failure_matrix.py`` plays every case and writes the
@@ -92,8 +94,11 @@ def all_cases() -> list[Case]:
 
 
 def _page_specific_cases() -> list[Case]:
-    """Faults that need something of the page: a replaced or hidden element, a disabled
-    control, a control that takes no text, a check the app makes."""
+    """Faults that need something of the page.
+
+    A replaced or hidden element, a disabled control, a control that takes no text, a
+    check the app makes.
+    """
     f = FAULTS
     return [
         # stale refs: where an element the agent saw is replaced (re-render or navigation)
@@ -139,9 +144,12 @@ def _page_specific_cases() -> list[Case]:
 
 
 def _new_cases() -> list[Case]:
-    """The fault kinds of issue 18: refused actions under a popup, detours before and after
-    the first key step of every multi-path task, the same rejected value resubmitted,
-    stopping after a recovered rejection, saving unchanged data, a vague question."""
+    """The fault kinds of issue 18.
+
+    Refused actions under a popup, detours before and after the first key step of every
+    multi-path task, the same rejected value resubmitted, stopping after a recovered
+    rejection, saving unchanged data, a vague question.
+    """
     f = FAULTS
     cases = [
         Case("form", f["popup_refused"], 2, "save-button"),
@@ -217,8 +225,10 @@ class CaseResult:
 
     @property
     def divergence_ok(self) -> bool | None:
-        """For faults that must diverge where injected: the alignment's first divergence is
-        the fault step on the path played. None: not a divergence case."""
+        """Whether the alignment's first divergence is the fault step on the path played.
+
+        For faults that must diverge where injected; None for other cases.
+        """
         if not self.case.fault.diverges:
             return None
         a = self.alignment
@@ -230,9 +240,12 @@ class CaseResult:
 
     @property
     def decisive_ok(self) -> bool | None:
-        """For faults that say where the point of no return is: the alignment's decisive
-        step is the fault step (a wrong choice), or there is none (a harmless detour, a
-        stop with nothing broken). None: not a decisive-step case."""
+        """Whether the alignment's decisive step is where the fault says it is.
+
+        For faults that say where the point of no return is: the fault step (a wrong
+        choice), or none (a harmless detour, a stop with nothing broken). None for other
+        cases.
+        """
         expected = self.case.fault.decisive
         if expected is None:
             return None
@@ -265,9 +278,12 @@ def expected_verdict(case: Case, agent: FaultyAgent) -> Verdict:
 
 
 class Bench:
-    """One env at a time (each holds a browser), and the golden traces per scenario and seed
-    (kept in the golden-trace cache ``golden_cache``, as ``GoldenTraceAlignment`` keeps them:
-    by default the runner's; None records them each time)."""
+    """Plays and scores cases: one env at a time (each holds a browser).
+
+    The golden traces per scenario and seed are kept in the golden-trace cache
+    ``golden_cache``, as ``GoldenTraceAlignment`` keeps them: by default the runner's;
+    None records them each time.
+    """
 
     def __init__(self, seed: int = SEED, golden_cache: CacheChoice = DEFAULT_CACHE) -> None:
         self.seed = seed
