@@ -93,7 +93,8 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
             self._golden_traces(seed)
         obs, info = self.env.reset(seed=seed, options=options)
         goldens = self._golden_traces(info["task"].seed)
-        self._tracker = ProgressTracker(goldens) if goldens else None
+        ids = self._id_patterns()
+        self._tracker = ProgressTracker(goldens, id_patterns=ids) if goldens else None
         self._app_url = info["task"].params.get(APP_URL_PARAM)  # compared as the placeholder
         self._progress = self._tracker.update(self._state(info)) if self._tracker else 0.0
         info["progress"] = self._progress
@@ -117,8 +118,15 @@ class GoldenTraceAlignment(_TracksEpisode, RecordConstructorArgs):
         trace = self._track(obs, reward, info, terminated, truncated)
         if trace is not None:
             goldens = self._golden_traces(trace.task.seed)
-            info["alignment"] = align(on_placeholder(trace), goldens) if goldens else None
+            ids = self._id_patterns()
+            info["alignment"] = (
+                align(on_placeholder(trace), goldens, id_patterns=ids) if goldens else None
+            )
         return obs, reward, terminated, truncated, info
+
+    def _id_patterns(self) -> list[str]:
+        """The task's own patterns of the ids its app generates (``generated_ids:``)."""
+        return list(self.env.unwrapped.task_spec.generated_ids)  # type: ignore[attr-defined]
 
     def _state(self, info: dict[str, Any]) -> Any:
         """The step's state as the golden traces have theirs.

@@ -17,11 +17,10 @@ from collections.abc import Iterator
 import gymnasium as gym
 import pytest
 
-from tests.support.library import TASKS, running_library
+from tests.support.library import TASKS
 from tests.support.registry import registrations_undone
 from tests.support.wrong_choices import instead, other_option, wrong_choice_saved
 from webharness import register_tasks
-from webharness.apps import AppInstance
 from webharness.diagnosis.failures import FailureCode, Stage
 from webharness.diagnosis.scoring import score_trace
 from webharness.golden.oracle import OracleAgent
@@ -37,15 +36,10 @@ _EDIT_URL = re.compile(r"/books/(\d+)/edit")
 
 
 @pytest.fixture(scope="module")
-def app() -> Iterator[AppInstance]:
-    with running_library() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def envs(browser: None, app: AppInstance) -> Iterator[dict[str, gym.Env]]:
+def envs(browser: None) -> Iterator[dict[str, gym.Env]]:
+    """Each env starts its own instance of the app (``app.yaml``)."""
     with registrations_undone():
-        ids = register_tasks(TASKS, "LibraryDiag", variables=app.variables)
+        ids = register_tasks(TASKS, "LibraryDiag")
         made = {i.split("/")[1].removesuffix("-v0"): gym.make(i, obs_mode="text") for i in ids}
         yield made
         for env in made.values():

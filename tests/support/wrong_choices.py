@@ -12,6 +12,7 @@ from webharness.diagnosis.scoring import score_trace
 from webharness.golden.play import play_episode
 from webharness.testing import FaultyAgent
 from webharness.testing.fault_agent import Fault, FaultContext, Planned
+from webharness.testing.faults import wrong_option
 from webharness.trace.models import EpisodeTrace
 
 Plan = Callable[[FaultContext], list[Planned]]
@@ -25,13 +26,7 @@ def instead(name: str, plan: Plan) -> Fault:
 
 def other_option(*options: str) -> Plan:
     """The golden ``select_option`` with the first of ``options`` it does not pick."""
-
-    def plan(ctx: FaultContext) -> list[Planned]:
-        action = ctx.golden_action
-        other = next(o for o in options if o != action.option)
-        return [action.model_copy(update={"option": other}).dsl()]
-
-    return plan
+    return wrong_option(options)
 
 
 def wrong_choice_saved(

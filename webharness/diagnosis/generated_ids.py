@@ -21,6 +21,8 @@ import re
 from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
+from webharness.spec.checks import check_regex
+
 __all__ = ["PLACEHOLDER", "GeneratedIds", "generated_ids"]
 
 PLACEHOLDER = "{id}"
@@ -46,11 +48,10 @@ class GeneratedIds:
         compiled = []
         for pattern in self.patterns:
             try:
-                compiled.append(re.compile(pattern))
-            except re.error as exc:
+                compiled.append(re.compile(check_regex(pattern)))
+            except ValueError as exc:
                 raise ValueError(
-                    f"id pattern {pattern!r} is not a regular expression ({exc}); "
-                    "write it as Python's re module reads it"
+                    f"id pattern {pattern!r} is {exc}; write it as Python's re module reads it"
                 ) from None
         self._own = compiled
         self.url = functools.lru_cache(maxsize=4096)(self._url)

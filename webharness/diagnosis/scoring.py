@@ -39,15 +39,18 @@ def score_trace(
     goldens: Sequence[EpisodeTrace],
     feasible: bool = True,
     spec: TaskSpec | None = None,
-    id_patterns: Sequence[str] = (),
+    id_patterns: Sequence[str] | None = None,
 ) -> EpisodeScore:
     """Align the trace with the task's golden traces, annotate it, check its trace rules.
 
-    Alignment needs golden traces. The trace rules are those of ``spec`` when given (the
-    env's own), else those of the catalogue's spec of the trace's env id (none when it has
-    no such task). ``id_patterns``: the task's own patterns of ids its app generates
-    (``align``).
+    Alignment needs golden traces. The task is ``spec`` when given (the env's own), else
+    the catalogue's spec of the trace's env id (none when it has no such task): its trace
+    rules are checked, and its ``generated_ids`` are the patterns of ids its app generates
+    (``align``) unless ``id_patterns`` names them.
     """
+    spec = spec if spec is not None else _catalogue_spec(trace)
+    if id_patterns is None:
+        id_patterns = spec.generated_ids if spec is not None else ()
     alignment = (
         align(trace, list(goldens), id_patterns=id_patterns) if goldens and trace.steps else None
     )
@@ -58,12 +61,16 @@ def score_trace(
     )
 
 
+def _catalogue_spec(trace: EpisodeTrace) -> TaskSpec | None:
+    try:
+        return get_task(trace.task.env_id)
+    except UnknownTaskError:
+        return None  # a spec that is not registered, or a hand-made trace
+
+
 def _task_rules(trace: EpisodeTrace, spec: TaskSpec | None) -> RuleReport | None:
     if spec is None:
-        try:
-            spec = get_task(trace.task.env_id)
-        except UnknownTaskError:
-            return None  # a spec that is not registered, or a hand-made trace: no rules
+        return None  # no task: no rules
     rules = load_rules(fill(spec.trace_rules, trace.task.params))
     return evaluate_rules(trace, rules) if rules else None
 

@@ -41,7 +41,7 @@ def play_episode(
     """Reset, let the agent act until the episode ends, and return (and record) the trace."""
     recorder = recorder or EpisodeRecorder(None, agent=agent_name(agent))
     obs, info = env.reset(seed=seed)
-    reset_agent(agent, info["task"], getattr(env.unwrapped, "task_spec", None))
+    reset_agent(agent, info["task"], episode_spec(env))
     recorder.start(info["task"], env)
     try:
         recorder.add(
@@ -66,6 +66,18 @@ def agent_name(agent: object) -> str:
     """The name an agent's traces are recorded under: its ``name``, else its class's."""
     name = getattr(agent, "name", None)
     return name if isinstance(name, str) and name else type(agent).__name__
+
+
+def episode_spec(env: gym.Env) -> TaskSpec | None:
+    """The spec the env's episode plays: its task's (None for an env without one), bound
+    to the instance of the task's own app the env runs (``TaskSpec.bound_to``), so that
+    ``${APP_URL}`` in a golden step is that instance's URL, not the placeholder origin."""
+    unwrapped = env.unwrapped
+    spec: TaskSpec | None = getattr(unwrapped, "task_spec", None)
+    app = getattr(unwrapped, "app", None)
+    if spec is None or spec.app is None or spec.app_url is not None or app is None:
+        return spec
+    return spec.bound_to(app.url)
 
 
 def reset_agent(agent: PlayingAgent, instance: TaskInstance, spec: TaskSpec | None) -> None:

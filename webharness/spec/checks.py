@@ -53,9 +53,9 @@ def check_regex(pattern: str) -> str:
     try:
         re.compile(pattern)
     except re.error as exc:
-        raise ValueError(f"not a valid regular expression: {exc}") from None
+        raise ValueError(f"not a regular expression ({exc})") from None
     except RecursionError:
-        raise ValueError("not a valid regular expression: nested too deeply") from None
+        raise ValueError("not a regular expression (nested too deeply)") from None
     return pattern
 
 

@@ -28,7 +28,13 @@ from webharness.errors import TaskSpecError
 from webharness.origins import origin_of
 from webharness.spec.app_spec import APP_PLACEHOLDER, AppSpec, bind_origin, load_app
 from webharness.spec.backend_spec import BackendSpec
-from webharness.spec.checks import SPEC_CONFIG, check_http_url, check_origin, spec_error
+from webharness.spec.checks import (
+    SPEC_CONFIG,
+    check_http_url,
+    check_origin,
+    check_regex,
+    spec_error,
+)
 from webharness.spec.criteria import Criterion
 from webharness.spec.criteria import uses_scopes as _criteria_use_scopes
 from webharness.spec.params import ParamSpec, draw_params
@@ -138,6 +144,8 @@ class TaskSpec(BaseModel):
     success: Criterion
     golden_paths: list[GoldenPath] = Field(default_factory=list)
     trace_rules: list[dict[str, Any]] = Field(default_factory=list)
+    # ids the app generates beyond the built-in ones (regexes; compared as one placeholder)
+    generated_ids: list[Annotated[str, AfterValidator(check_regex)]] = Field(default_factory=list)
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:

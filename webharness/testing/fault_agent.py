@@ -25,7 +25,7 @@ from webharness.diagnosis.failures import FailureCode, Stage
 from webharness.episode.hooks import HookFactory
 from webharness.golden.oracle import OracleAgent, resolve_step
 from webharness.semantic import SemanticState
-from webharness.spec.task_spec import GoldenStep
+from webharness.spec.task_spec import GoldenStep, TaskSpec
 from webharness.trace.models import TaskInstance
 
 __all__ = ["Fault", "FaultContext", "FaultSetupError", "FaultyAgent", "Planned"]
@@ -114,16 +114,18 @@ class FaultyAgent:
     """
 
     name = "faulty"
+    reads_spec = True  # play_episode passes the spec the episode plays: the oracle's
 
     def __init__(
         self, fault: Fault, at: int, path_id: str | None = None, env: gym.Env | None = None
     ) -> None:
         self.fault, self.at, self.path_id, self.env = fault, at, path_id, env
 
-    def reset(self, instance: TaskInstance) -> None:
-        """Start an episode: a fresh oracle, nothing injected yet."""
+    def reset(self, instance: TaskInstance, spec: TaskSpec | None = None) -> None:
+        """Start an episode: a fresh oracle (on ``spec``, else the catalogue's spec of the
+        instance), nothing injected yet."""
         self.oracle = OracleAgent(self.path_id)
-        self.oracle.reset(instance)
+        self.oracle.reset(instance, spec)
         self.states: list[SemanticState] = []
         self.golden_actions: list[str] = []
         self.env_step_of: dict[int, int] = {}  # golden step number -> env step index

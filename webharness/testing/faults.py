@@ -5,13 +5,14 @@ or hidden ref, a click on a heading or a disabled control, fill() on a control t
 no text, a bad value, an early answer, an invented phone, the same useless click three
 times, an early done(), a killed browser, refused actions under a popup, a detour that
 comes back, a resubmit of the same rejected value, a save of unchanged data, and a vague
-question followed by an invented detail.
+question followed by an invented detail, another option chosen and saved, another record
+opened and acted on, a withheld detail invented.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from webharness.actions import ActionKind, parse_action
@@ -30,6 +31,8 @@ __all__ = [
     "UNKNOWN_REF",
     "bad_value",
     "bad_value_fault",
+    "invent_withheld_fault",
+    "wrong_option_fault",
 ]
 
 UNKNOWN_REF = "e99999"
@@ -211,6 +214,48 @@ def wrong_choice(ctx: FaultContext) -> list[Planned]:
     return [f'click("{neighbour.ref}")']
 
 
+def wrong_option(options: Sequence[str]) -> Callable[[FaultContext], list[Planned]]:
+    """The golden select_option, with the first of ``options`` that is not the golden's."""
+
+    def plan(ctx: FaultContext) -> list[Planned]:
+        action = ctx.golden_action
+        if action is None or action.kind != ActionKind.SELECT_OPTION.value:
+            raise FaultSetupError(f"golden step {ctx.agent.at} is not a select_option")
+        other = next((o for o in options if o != action.option), None)
+        if other is None:
+            raise FaultSetupError(f"no option other than {action.option!r} in {options}")
+        return [action.model_copy(update={"option": other}).dsl()]
+
+    return plan
+
+
+def invent_withheld(text: str) -> Callable[[FaultContext], list[Planned]]:
+    """Skip the golden step (the question to the user) and play the rest of the path, each
+    fill of a withheld detail typed as ``text`` instead; then stop."""
+
+    def plan(ctx: FaultContext) -> list[Planned]:
+        withheld = {str(ctx.params[n]) for n in ctx.params.get("_withheld", [])}
+        steps = ctx.agent.oracle.path.steps
+        rest = range(ctx.agent.at + 1, len(steps) + 1)
+        return [
+            _invented(n, withheld, text) for n in rest if steps[n - 1].action is not ActionKind.DONE
+        ]
+
+    return plan
+
+
+def _invented(number: int, withheld: set[str], text: str) -> Planned:
+    def one(ctx: FaultContext) -> str:
+        action = ctx.resolve(number)
+        if action is None:
+            raise FaultSetupError(f"golden step {number} has no target on the page")
+        if action.kind == ActionKind.FILL.value and action.text in withheld:
+            action = action.model_copy(update={"text": text})
+        return str(action.dsl())
+
+    return one
+
+
 def kill_browser(ctx: FaultContext) -> list[Planned]:
     """Close the browser under the env, then send the golden action into it."""
     if ctx.agent.env is None:
@@ -244,6 +289,27 @@ def bad_value_fault(name: str, text: str, submit_offset: int) -> Fault:
         replaces=True,
         expect_golden=lambda at: at + submit_offset,
     )
+
+
+def wrong_option_fault(options: Sequence[str]) -> Fault:
+    """Another of ``options`` selected at golden step ``at``; the oracle plays on and the app
+    saves the wrong choice. No decisive step is checked: a value chosen is decisive only once
+    saved, and then only where the state carries the app's data."""
+    return Fault(
+        "wrong_option",
+        C.TASK_INCOMPLETE,
+        S.DECISION,
+        wrong_option(options),
+        then="oracle",
+        replaces=True,
+        diverges=True,
+    )
+
+
+def invent_withheld_fault(text: str) -> Fault:
+    """Instead of asking the user at golden step ``at``: the rest of the path with ``text``
+    typed for the withheld detail."""
+    return Fault("invent_withheld", C.USER_INPUT_REQUIRED, S.DECISION, invent_withheld(text))
 
 
 FAULTS: dict[str, Fault] = {
@@ -294,6 +360,17 @@ FAULTS: dict[str, Fault] = {
             S.EXECUTION,
             under_popup,
             hook=popup_hook,
+            diverges=True,
+        ),
+        # another record opened (the neighbour of the golden target), then the golden path on
+        # it: the wrong record edited or deleted; diverges where it was opened
+        Fault(
+            "wrong_record",
+            C.TASK_INCOMPLETE,
+            S.DECISION,
+            wrong_choice,
+            then="oracle",
+            replaces=True,
             diverges=True,
         ),
         # recovered faults: the run passes and keeps a note of the fault

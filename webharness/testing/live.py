@@ -73,5 +73,6 @@ def play_live(env: gym.Env, agent: FaultyAgent, seed: int) -> dict[str, Any]:
 
 def live_agrees(info: dict[str, Any], bench: Bench, scenario: str) -> bool:
     """Whether re-scoring the saved trace offline gives the live failure and alignment."""
-    offline = score_trace(load_trace(info["trace_dir"]), bench.goldens(scenario))
+    spec = bench.env(scenario).unwrapped.task_spec  # type: ignore[attr-defined]
+    offline = score_trace(load_trace(info["trace_dir"]), bench.goldens(scenario), spec=spec)
     return bool(offline.failure == info["failure"] and offline.alignment == info["alignment"])

@@ -25,7 +25,7 @@ from webharness.diagnosis.failures import FailureCode, FailureReport, Stage
 from webharness.diagnosis.scoring import score_trace
 from webharness.golden.cached import DEFAULT_CACHE, CacheChoice, CachedGoldens
 from webharness.golden.play import play_episode
-from webharness.spec.catalogue import task_names
+from webharness.spec.catalogue import full_env_id, task_names
 from webharness.testing.fault_agent import Fault, FaultyAgent
 from webharness.testing.faults import FAULTS, bad_value_fault
 from webharness.trace.models import EpisodeTrace
@@ -48,7 +48,11 @@ C = FailureCode
 
 @dataclass(frozen=True)
 class Case:
-    """One faulty run: a scenario, a golden path, a fault and the golden step it replaces."""
+    """One faulty run: a scenario, a golden path, a fault and the golden step it replaces.
+
+    ``scenario`` is a built-in's name (``form``) or any env id ``get_task`` knows
+    (``Library/delete_book-v0``, a registered task folder's).
+    """
 
     scenario: str
     fault: Fault
@@ -295,7 +299,7 @@ class Bench:
         """The scenario's env (text observations), closing the previous scenario's."""
         if self._env is None or self._env[0] != scenario:
             self.close()
-            self._env = (scenario, gym.make(f"WebEval/{scenario}-v0", obs_mode="text"))
+            self._env = (scenario, gym.make(full_env_id(scenario), obs_mode="text"))
         return self._env[1]
 
     def goldens(self, scenario: str, seed: int | None = None) -> list[EpisodeTrace]:
@@ -315,7 +319,7 @@ class Bench:
         agent = FaultyAgent(case.fault, case.at, case.path, env)
         with agent.hooked(env):
             trace = play_episode(env, agent, self.seed, screenshots=False)
-        score = score_trace(trace, goldens)
+        score = score_trace(trace, goldens, spec=env.unwrapped.task_spec)  # type: ignore[attr-defined]
         return CaseResult(
             case,
             expected_verdict(case, agent),
