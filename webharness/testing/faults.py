@@ -230,8 +230,11 @@ def wrong_option(options: Sequence[str]) -> Callable[[FaultContext], list[Planne
 
 
 def invent_withheld(text: str) -> Callable[[FaultContext], list[Planned]]:
-    """Skip the golden step (the question to the user) and play the rest of the path, each
-    fill of a withheld detail typed as ``text`` instead; then stop."""
+    """Skip the question to the user, and type ``text`` for each withheld detail.
+
+    The golden step skipped is the question; the rest of the path is played, each fill of
+    a withheld detail typed as ``text`` instead; then the agent stops.
+    """
 
     def plan(ctx: FaultContext) -> list[Planned]:
         withheld = {str(ctx.params[n]) for n in ctx.params.get("_withheld", [])}
@@ -292,9 +295,11 @@ def bad_value_fault(name: str, text: str, submit_offset: int) -> Fault:
 
 
 def wrong_option_fault(options: Sequence[str]) -> Fault:
-    """Another of ``options`` selected at golden step ``at``; the oracle plays on and the app
-    saves the wrong choice. No decisive step is checked: a value chosen is decisive only once
-    saved, and then only where the state carries the app's data."""
+    """Another of ``options`` selected at golden step ``at``, then saved by the app.
+
+    The oracle plays on after the wrong choice. No decisive step is checked: a value chosen
+    is decisive only once saved, and then only where the state carries the app's data.
+    """
     return Fault(
         "wrong_option",
         C.TASK_INCOMPLETE,
@@ -307,8 +312,10 @@ def wrong_option_fault(options: Sequence[str]) -> Fault:
 
 
 def invent_withheld_fault(text: str) -> Fault:
-    """Instead of asking the user at golden step ``at``: the rest of the path with ``text``
-    typed for the withheld detail."""
+    """Instead of asking the user at golden step ``at``, ``text`` typed for the detail.
+
+    The rest of the path is played with ``text`` typed for the withheld detail.
+    """
     return Fault("invent_withheld", C.USER_INPUT_REQUIRED, S.DECISION, invent_withheld(text))
 
 
