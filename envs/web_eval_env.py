@@ -19,7 +19,7 @@ from webharness.episode.observation import ObsMode, build_observation, observati
 from webharness.episode.spaces import text_space
 from webharness.errors import BrowserError, BrowserNotFoundError, SetupError, did_you_mean
 from webharness.spec.catalogue import get_task
-from webharness.spec.criteria import page_outcome, settle_ms
+from webharness.spec.criteria_tree import page_outcome, settle_ms
 from webharness.spec.page_reward import UNFINISHED_REWARD, PageOutcome
 from webharness.spec.task_spec import InstantiatedTask, TaskSpec, instantiate
 from webharness.trace.models import EndedBy, EpisodeEnd

@@ -9,14 +9,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from webharness.semantic import Element, PageNode, SemanticState
-from webharness.spec.criteria import (
-    CriteriaContext,
-    Criterion,
-    criteria_errors,
-    js_expressions,
-    settle_ms,
-    uses_scopes,
-)
+from webharness.spec.criteria import CriteriaContext, Criterion
+from webharness.spec.criteria_tree import criteria_errors, js_expressions, settle_ms, uses_scopes
 
 CRITERION: TypeAdapter[Any] = TypeAdapter(Criterion)
 

@@ -11,7 +11,8 @@ from pydantic import TypeAdapter
 
 from webharness.errors import TaskSpecError
 from webharness.semantic import SemanticState
-from webharness.spec.criteria import CriteriaContext, Criterion, js_expressions, page_outcome
+from webharness.spec.criteria import CriteriaContext, Criterion
+from webharness.spec.criteria_tree import js_expressions, page_outcome
 from webharness.spec.page_reward import PageOutcome
 from webharness.spec.params import draw_params
 from webharness.spec.task_spec import TaskSpec, instantiate

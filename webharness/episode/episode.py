@@ -34,7 +34,8 @@ from webharness.episode.hooks import EpisodeHooks
 from webharness.episode.setup import SetupRun, open_start_page, start_page_episode
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import shared_assets_dir, task_dir
-from webharness.spec.criteria import CriteriaContext, criteria_errors, js_expressions
+from webharness.spec.criteria import CriteriaContext
+from webharness.spec.criteria_tree import criteria_errors, js_expressions
 from webharness.spec.task_spec import InstantiatedTask, TaskSpec
 
 # Wraps one step's browser work, given the agent's action (Playwright's trace groups).

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webharness.errors import TaskSpecError
-from webharness.spec.criteria import DbRecords, js_expressions, walk
+from webharness.spec.criteria import DbRecords
+from webharness.spec.criteria_tree import js_expressions, walk
 from webharness.spec.js_syntax import js_syntax_error
 from webharness.spec.param_types import check_indices, check_value_types
 from webharness.spec.params import PoolParam

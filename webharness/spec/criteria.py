@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from webharness.semantic import SemanticState
 from webharness.spec.checks import SPEC_CONFIG, check_regex
-from webharness.spec.page_reward import PageOutcome, PageReward
+from webharness.spec.page_reward import PageReward
 from webharness.spec.templating import Amount, Placeholder, filled
 
 
@@ -40,8 +40,11 @@ class _Criterion(BaseModel):
 
 
 class Scope(BaseModel):
-    """An ancestor to look within: a node of the page (a list item, a row, a region, a
-    dialog) by role and name. Element criteria and golden targets take one as ``within``."""
+    """An ancestor to look within: a node of the page found by role and name.
+
+    The node is a list item, a row, a region or a dialog, say. Element criteria and golden
+    targets take one as ``within``.
+    """
 
     model_config = SPEC_CONFIG
 
@@ -66,6 +69,7 @@ class UrlIs(_Criterion):
     matches: Annotated[str, AfterValidator(check_regex)] | None = None
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the URL meets every condition given (none given: any URL)."""
         url = ctx.state.url
         path = re.sub(r"^[a-z]+://[^/]+", "", url).split("?")[0].split("#")[0] or "/"
         return (
@@ -77,11 +81,14 @@ class UrlIs(_Criterion):
 
 
 class TitleIs(_Criterion):
+    """The page title equals or contains a text (case and spacing ignored)."""
+
     kind: Literal["title"] = "title"
     equals: str | None = None
     contains: str | None = None
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the title meets every condition given, case and spacing ignored."""
         title = _norm(ctx.state.title)
         return (self.equals is None or title == _norm(self.equals)) and (
             self.contains is None or _norm(self.contains) in title
@@ -97,6 +104,7 @@ class HeadingShown(_Criterion):
     exact: bool = True
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether a heading of the page has this text (and level)."""
         want, level = _norm(self.text), filled(self.level)
         return any(
             (level is None or h.level == level)
@@ -106,8 +114,10 @@ class HeadingShown(_Criterion):
 
 
 class ElementState(_Criterion):
-    """An element found by role and name (``within`` an ancestor, when given) exists (or
-    not) and has the given states."""
+    """An element found by role and name exists (or not) and has the given states.
+
+    With ``within``, the element is looked for inside that ancestor only.
+    """
 
     kind: Literal["element"] = "element"
     role: str
@@ -124,6 +134,7 @@ class ElementState(_Criterion):
     pressed: bool | None = None
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether a match of role, name, value and states is there (``exists: false``: none)."""
         within = _scopes(ctx.state, self.within)
         candidates = ctx.state.find(self.role, self.name, self.exact, within)
         found = [e for e in candidates if self._matches(e)]
@@ -138,8 +149,11 @@ class ElementState(_Criterion):
 
 
 class Current(_Criterion):
-    """The element (role and name) is the page's current one: ``aria-current`` (the nav link
-    of this page, the step of a wizard), the selected tab, or a pressed toggle button."""
+    """The element (role and name) is the page's current one.
+
+    Current means ``aria-current`` (the nav link of this page, the step of a wizard), the
+    selected tab, or a pressed toggle button.
+    """
 
     kind: Literal["current"] = "current"
     role: str
@@ -148,13 +162,17 @@ class Current(_Criterion):
     within: Scope | None = None
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether an element with this role and name is marked current."""
         within = _scopes(ctx.state, self.within)
         return any(e.is_current for e in ctx.state.find(self.role, self.name, self.exact, within))
 
 
 class Count(_Criterion):
-    """How many elements and nodes of a role (and name, ``within`` an ancestor) the page
-    has, or how many match a CSS ``selector``: exactly ``count``, or from ``min`` to ``max``."""
+    """The page has exactly ``count``, or from ``min`` to ``max``, of something countable.
+
+    What is counted is the elements and nodes of a role (and name, ``within`` an
+    ancestor), or the nodes that match a CSS ``selector``.
+    """
 
     kind: Literal["count"] = "count"
     role: str | None = None
@@ -189,6 +207,7 @@ class Count(_Criterion):
         return f"document.querySelectorAll({json.dumps(self.selector)}).length"
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the count is in range; a selector count the page did not give is not."""
         if self.expression is not None:
             value = ctx.js.get(self.expression)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -211,6 +230,7 @@ class TextVisible(_Criterion):
     present: bool = True
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the text's presence, case and spacing ignored, is as ``present`` says."""
         return (_norm(self.text) in _norm(ctx.state.text)) == self.present
 
 
@@ -224,6 +244,7 @@ class FinalAnswer(_Criterion):
     tolerance: float | Placeholder = 0.0
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether there is a final answer and it meets every condition given."""
         if ctx.final_answer is None:
             return False
         answer = _norm(ctx.final_answer)
@@ -241,8 +262,10 @@ class FinalAnswer(_Criterion):
 
 
 class DbRecords(_Criterion):
-    """Rows of a backend collection matching ``where``: exactly ``count``, or at least
-    ``min_count``."""
+    """Rows of a backend collection that match ``where``.
+
+    There must be exactly ``count`` of them, or at least ``min_count`` (default: one).
+    """
 
     kind: Literal["db"] = "db"
     collection: str
@@ -251,10 +274,12 @@ class DbRecords(_Criterion):
     min_count: Amount | None = None
 
     def matching(self, state: SemanticState) -> list[dict[str, Any]]:
+        """The collection's rows whose fields equal ``where``'s values (see ``_same``)."""
         rows = state.app.get(self.collection, [])
         return [row for row in rows if all(_same(row.get(k), v) for k, v in self.where.items())]
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the number of matching rows is as required."""
         hits = len(self.matching(ctx.state))
         count, least = filled(self.count), filled(self.min_count)
         if count is not None:
@@ -263,10 +288,13 @@ class DbRecords(_Criterion):
 
 
 class AskedUser(_Criterion):
+    """The agent asked the user a question (or, ``asked: false``, did not)."""
+
     kind: Literal["asked_user"] = "asked_user"
     asked: bool = True
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the agent's asking matches ``asked``."""
         return ctx.asked_user == self.asked
 
 
@@ -277,44 +305,57 @@ class JsPredicate(_Criterion):
     expression: str
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the expression's value is truthy; one that threw does not hold."""
         return self.expression not in ctx.js_errors and bool(ctx.js.get(self.expression))
 
 
 class AllOf(_Criterion):
+    """Every one of the criteria ``of`` holds."""
+
     kind: Literal["all"] = "all"
     of: list[Criterion] = Field(min_length=1)
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether all the nested criteria hold."""
         return all(c.holds(ctx) for c in self.of)
 
 
 class AnyOf(_Criterion):
+    """At least one of the criteria ``of`` holds."""
+
     kind: Literal["any"] = "any"
     of: list[Criterion] = Field(min_length=1)
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether at least one nested criterion holds."""
         return any(c.holds(ctx) for c in self.of)
 
 
 class Not(_Criterion):
+    """The nested criterion does not hold."""
+
     kind: Literal["not"] = "not"
     criterion: Criterion
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the nested criterion fails."""
         return not self.criterion.holds(ctx)
 
 
 class Eventually(_Criterion):
-    """The criterion holds within ``within_ms`` of the episode's end, for apps that save
-    asynchronously: when the episode ends with the criteria unmet, the env waits (bounded
-    by the largest ``within_ms``) for the page to change until they hold. After each step
-    it is judged at once, as the criterion it wraps."""
+    """The criterion holds within ``within_ms`` of the episode's end.
+
+    It is for apps that save asynchronously: when the episode ends with the criteria
+    unmet, the env waits (bounded by the largest ``within_ms``) for the page to change
+    until they hold. After each step it is judged at once, as the criterion it wraps.
+    """
 
     kind: Literal["eventually"] = "eventually"
     within_ms: int = Field(ge=1, le=60_000)
     criterion: Criterion
 
     def holds(self, ctx: CriteriaContext) -> bool:
+        """Whether the wrapped criterion holds now (the env does the waiting)."""
         return self.criterion.holds(ctx)
 
 
@@ -341,54 +382,12 @@ for _model in (AllOf, AnyOf, Not, Eventually):
     _model.model_rebuild()
 
 
-def walk(criterion: Any) -> list[Any]:
-    """The criterion and every criterion nested in it."""
-    nested = getattr(criterion, "of", None) or (
-        [criterion.criterion] if isinstance(criterion, (Not, Eventually)) else []
-    )
-    return [criterion, *(c for child in nested for c in walk(child))]
-
-
-def js_expressions(criterion: Any) -> list[str]:
-    """The JS a criterion tree needs evaluated in the page: its predicates, its selector
-    counts, a page reward's two expressions."""
-    found = [getattr(c, "expression", None) for c in walk(criterion)]
-    found += [e for c in walk(criterion) for e in getattr(c, "expressions", ())]
-    return list(dict.fromkeys(e for e in found if e is not None))
-
-
-def uses_scopes(criterion: Any) -> bool:
-    """Whether judging the tree needs the page's nodes (a scope, a count by role)."""
-    return any(
-        getattr(c, "within", None) is not None or (isinstance(c, Count) and c.role is not None)
-        for c in walk(criterion)
-    )
-
-
-def page_outcome(criterion: Any, ctx: CriteriaContext) -> PageOutcome | None:
-    """Where the page's own episode stands, for a tree with a ``page_reward`` (else None)."""
-    found = next((c for c in walk(criterion) if isinstance(c, PageReward)), None)
-    return found.outcome(ctx) if found is not None else None
-
-
-def settle_ms(criterion: Any) -> int:
-    """How long the env may wait at the episode's end for the tree to hold (``eventually``)."""
-    return max((c.within_ms for c in walk(criterion) if isinstance(c, Eventually)), default=0)
-
-
-def criteria_errors(criterion: Any, ctx: CriteriaContext) -> list[str]:
-    """What the tree's JavaScript threw in this state, one line each: a criterion that
-    cannot be judged is an error the task's author must see, never a silent false."""
-    return [
-        f"js criterion {expression!r} threw {ctx.js_errors[expression]}"
-        for expression in js_expressions(criterion)
-        if expression in ctx.js_errors
-    ]
-
-
 def _same(actual: Any, expected: Any) -> bool:
-    """Stored value vs the spec's: exact up to surrounding and repeated white space (case
-    counts: "exact text" means it); a number and its digits as a string are the same."""
+    """Whether a stored value is the spec's: exact up to surrounding and repeated spaces.
+
+    Case counts ("exact text" means it); a number and its digits as a string are the
+    same; booleans compare by truth.
+    """
     if actual is None:
         return expected is None
     if isinstance(expected, bool) or isinstance(actual, bool):

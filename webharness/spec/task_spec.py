@@ -36,7 +36,7 @@ from webharness.spec.checks import (
     spec_error,
 )
 from webharness.spec.criteria import Criterion
-from webharness.spec.criteria import uses_scopes as _criteria_use_scopes
+from webharness.spec.criteria_tree import uses_scopes as _criteria_use_scopes
 from webharness.spec.params import ParamSpec, draw_params
 from webharness.spec.setup_spec import PageStart, SetupItem
 from webharness.spec.steps import GoldenPath, GoldenStep, Target

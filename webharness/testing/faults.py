@@ -230,11 +230,7 @@ def wrong_option(options: Sequence[str]) -> Callable[[FaultContext], list[Planne
 
 
 def invent_withheld(text: str) -> Callable[[FaultContext], list[Planned]]:
-    """Skip the question to the user, and type ``text`` for each withheld detail.
-
-    The golden step skipped is the question; the rest of the path is played, each fill of
-    a withheld detail typed as ``text`` instead; then the agent stops.
-    """
+    """Skip the question to the user (the golden step); type ``text`` for withheld details."""
 
     def plan(ctx: FaultContext) -> list[Planned]:
         withheld = {str(ctx.params[n]) for n in ctx.params.get("_withheld", [])}
@@ -312,10 +308,7 @@ def wrong_option_fault(options: Sequence[str]) -> Fault:
 
 
 def invent_withheld_fault(text: str) -> Fault:
-    """Instead of asking the user at golden step ``at``, ``text`` typed for the detail.
-
-    The rest of the path is played with ``text`` typed for the withheld detail.
-    """
+    """Instead of asking the user at golden step ``at``, ``text`` typed for the detail."""
     return Fault("invent_withheld", C.USER_INPUT_REQUIRED, S.DECISION, invent_withheld(text))
 
 
