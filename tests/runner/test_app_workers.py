@@ -64,27 +64,27 @@ def _marker_task(folder: Path, per_worker: bool) -> Path:
                         "action": "fill",
                         "target": {"role": "textbox", "name": "Title"},
                         "value": "marker-{{token}}",
-                    },  # noqa: E501
+                    },
                     {
                         "action": "fill",
                         "target": {"role": "textbox", "name": "Author"},
                         "value": "Ann Marker",
-                    },  # noqa: E501
+                    },
                     {
                         "action": "fill",
                         "target": {"role": "textbox", "name": "ISBN"},
                         "value": "9781402894626",
-                    },  # noqa: E501
+                    },
                     {
                         "action": "fill",
                         "target": {"role": "spinbutton", "name": "Year"},
                         "value": "2020",
-                    },  # noqa: E501
+                    },
                     {
                         "action": "select_option",
                         "target": {"role": "combobox", "name": "Genre"},
                         "value": "Poetry",
-                    },  # noqa: E501
+                    },
                     {"action": "click", "target": {"role": "button", "name": "Save"}},
                     {"action": "done"},
                 ],
