@@ -49,13 +49,11 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     elements it left out (scroll to bring them in); ``semantic_state.elements`` is bounded
     the same way.
 
-    A task that declares its own app (``app:``, ``spec/app_spec.py``) gets an instance of it
-    per env: started on the first reset (again after it died), reset before each episode's
-    setup, stopped by ``close()``. The episodes play the spec bound to it
-    (``TaskSpec.bound_to``); ``task_spec`` stays the spec as loaded, with the placeholder
-    origin, and ``info["app"]`` is the instance's URL. An app that cannot start, become
-    ready or reset makes ``reset`` raise ``AppError``, naming its command and last lines
-    (the runner records the episode as not executable).
+    A task that declares its own app (``app:``) gets an instance per env: started on the
+    first reset (again after it died), reset before each episode, stopped by ``close()``.
+    Episodes play ``played_spec``, bound to it; ``task_spec`` keeps the placeholder origin;
+    ``info["app"]`` is the instance's URL. An app that cannot start or reset makes ``reset``
+    raise ``AppError`` naming its command and last lines (a not-executable episode).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -107,9 +105,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start an episode: the task drawn for ``seed``, its setup, the first observation.
 
-        The first call launches the browser (and starts the task's app, if it has one).
-        The same seed and actions give the same semantic states; ``options`` is unused.
-        Raises ``AppError`` for an app that cannot start, become ready or reset.
+        The first call launches the browser (and starts the task's app: ``AppError`` if it
+        cannot). The same seed and actions give the same states; ``options`` is unused.
         """
         super().reset(seed=seed)
         task = instantiate(self._episode_spec(), seed, self.np_random)
@@ -312,6 +309,11 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     def runtime(self) -> BrowserRuntime | None:
         """The browser this env drives (None before the first reset and after ``close()``)."""
         return self._runtime
+
+    @property
+    def played_spec(self) -> TaskSpec:
+        """The spec the episode plays: ``task_spec``, bound to the app's running instance."""
+        return self._spec_on_app or self.task_spec
 
     @property
     def app(self) -> AppInstance | None:

@@ -69,15 +69,11 @@ def agent_name(agent: object) -> str:
 
 
 def episode_spec(env: gym.Env) -> TaskSpec | None:
-    """The spec the env's episode plays: its task's (None for an env without one), bound
-    to the instance of the task's own app the env runs (``TaskSpec.bound_to``), so that
-    ``${APP_URL}`` in a golden step is that instance's URL, not the placeholder origin."""
+    """The spec the env's episode plays (``WebEvalEnv.played_spec``: bound to the task's
+    own app instance), else its task's; None for an env without one."""
     unwrapped = env.unwrapped
-    spec: TaskSpec | None = getattr(unwrapped, "task_spec", None)
-    app = getattr(unwrapped, "app", None)
-    if spec is None or spec.app is None or spec.app_url is not None or app is None:
-        return spec
-    return spec.bound_to(app.url)
+    spec: TaskSpec | None = getattr(unwrapped, "played_spec", None)
+    return spec if spec is not None else getattr(unwrapped, "task_spec", None)
 
 
 def reset_agent(agent: PlayingAgent, instance: TaskInstance, spec: TaskSpec | None) -> None:
