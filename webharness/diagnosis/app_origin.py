@@ -29,8 +29,8 @@ def on_placeholder(trace: EpisodeTrace) -> EpisodeTrace:
     """``trace`` with its app instance's URL written as the placeholder origin in every
     state (a copy); the trace itself when it ran on no instance."""
     app_url = trace.task.params.get(APP_URL_PARAM)
-    if not isinstance(app_url, str) or not app_url:
-        return trace
+    if not isinstance(app_url, str) or not app_url or app_url == APP_PLACEHOLDER:
+        return trace  # no instance, or read as the placeholder already
     text = _pattern(app_url).sub(APP_PLACEHOLDER, trace.model_dump_json())
     return EpisodeTrace.model_validate_json(text)
 

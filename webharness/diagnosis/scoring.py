@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from webharness.diagnosis.alignment import Alignment, align
+from webharness.diagnosis.app_origin import on_placeholder, traces_on_placeholder
 from webharness.diagnosis.failures import FailureReport, annotate
 from webharness.errors import UnknownTaskError
 from webharness.reporting.records import EvalAttempt
@@ -43,16 +44,21 @@ def score_trace(
 ) -> EpisodeScore:
     """Align the trace with the task's golden traces, annotate it, check its trace rules.
 
-    Alignment needs golden traces. The task is ``spec`` when given (the env's own), else
-    the catalogue's spec of the trace's env id (none when it has no such task): its trace
-    rules are checked, and its ``generated_ids`` are the patterns of ids its app generates
-    (``align``) unless ``id_patterns`` names them.
+    Alignment needs golden traces; it reads each trace's own app instance as the
+    placeholder origin (``app_origin``), so traces recorded on different instances of a
+    task's app compare as one app, while the annotation keeps the real URLs. The task is
+    ``spec`` when given (the env's own), else the catalogue's spec of the trace's env id
+    (none when it has no such task): its trace rules are checked, and its
+    ``generated_ids`` are the patterns of ids its app generates (``align``) unless
+    ``id_patterns`` names them.
     """
     spec = spec if spec is not None else _catalogue_spec(trace)
     if id_patterns is None:
         id_patterns = spec.generated_ids if spec is not None else ()
     alignment = (
-        align(trace, list(goldens), id_patterns=id_patterns) if goldens and trace.steps else None
+        align(on_placeholder(trace), traces_on_placeholder(list(goldens)), id_patterns=id_patterns)
+        if goldens and trace.steps
+        else None
     )
     return EpisodeScore(
         alignment=alignment,

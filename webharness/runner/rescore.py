@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from webharness.diagnosis.app_origin import on_placeholder, traces_on_placeholder
 from webharness.diagnosis.scoring import EpisodeScore, attempt_record, score_trace
 from webharness.reporting.records import EvalAttempt
 from webharness.reporting.summary import summarize
@@ -28,8 +27,8 @@ def rescore(
         trace = load_trace(folder.episode_dir(attempt.trace_dir))
     except TraceError:
         return None
-    goldens = traces_on_placeholder(folder.load_goldens(attempt.scenario_id, attempt.seed or 0))
-    score = score_trace(on_placeholder(trace), goldens)
+    goldens = folder.load_goldens(attempt.scenario_id, attempt.seed or 0)
+    score = score_trace(trace, goldens)
     again = attempt_record(
         trace,
         score,

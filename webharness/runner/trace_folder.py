@@ -14,7 +14,6 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webharness.diagnosis.app_origin import on_placeholder, traces_on_placeholder
 from webharness.diagnosis.scoring import attempt_record, score_trace
 from webharness.errors import RunError, UnknownTaskError
 from webharness.reporting.records import EvalAttempt
@@ -58,8 +57,7 @@ def score_trace_folder(root: Path) -> list[EvalAttempt]:
         for episode in episode_folders(folder.root):
             trace = load_trace(episode)
             spec = _spec(trace, episode)
-            golden = traces_on_placeholder(goldens.of(spec, trace.task.seed))
-            score = score_trace(on_placeholder(trace), golden, spec=spec)
+            score = score_trace(trace, goldens.of(spec, trace.task.seed), spec=spec)
             runner = trace.agent or UNNAMED_AGENT
             attempts.append(attempt_record(trace, score, runner=runner, trace_dir=episode.name))
     return attempts

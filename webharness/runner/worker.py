@@ -23,7 +23,6 @@ from typing import Any
 import gymnasium as gym
 
 from webharness.browser.shared import keep_browser
-from webharness.diagnosis.app_origin import on_placeholder, traces_on_placeholder
 from webharness.diagnosis.scoring import score_trace
 from webharness.errors import AgentUnavailableError, RunError, WebHarnessError
 from webharness.golden.cache import GoldenCache, golden_key, link_tree
@@ -116,7 +115,7 @@ class Worker:
                 goldens = self._goldens(job, folder)
         spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
         with _timed(phases, "scoring"):
-            score = score_trace(on_placeholder(trace), traces_on_placeholder(goldens), spec=spec)
+            score = score_trace(trace, goldens, spec=spec)
         attempt = played_attempt(job, agent, trace, score, trace_dir, phases)
         if job.keep_frames == "around_failure":
             with folder.writing(f"dropping frames from {episode}"):
