@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from tests.support.episodes import agent_policy, play
-from tests.support.fake_openai import OBS, FakeOpenAI, Reply, completion, free_port, llm_agent
+from tests.support.fake_openai import OBS, FakeOpenAI, Reply, completion, llm_agent
 from webharness.action_result import ActionErrorKind
 from webharness.agents import LLMAgent, LLMUnavailableError, TokenUsage, build_messages, parse_reply
 from webharness.agents.llm import Turn
+from webharness.apps import free_port
 from webharness.errors import AgentUnavailableError, WebHarnessError
 
 

@@ -21,11 +21,11 @@ from tests.support.fake_openai import (
     Reply,
     completion,
     error,
-    free_port,
     llm_agent,
 )
 from webharness.agents import LLMAgent, LLMUnavailableError
 from webharness.agents.llm import RetryPolicy, parse_retry_after
+from webharness.apps import free_port
 from webharness.errors import AgentUnavailableError
 
 

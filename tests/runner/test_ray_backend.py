@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.fake_openai import free_port
+from webharness.apps import free_port
 from webharness.runner.ray_backend import RayBackendError, connect
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -173,13 +172,6 @@ def _handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 that was free a moment ago: nothing listens there."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def llm_agent(server: FakeOpenAI, clock: FakeClock | None = None, **options: Any) -> LLMAgent:
