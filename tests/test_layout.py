@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("webharness.wrappers",),
     ("webharness.agents",),
     ("webharness.mcp",),  # an MCP server over one episode: envs under the wrappers
+    ("webharness.external",),  # agents as processes of their own, through MCP (or CDP)
     ("webharness.runner",),
     ("webharness.cli", "webharness.testing"),
 )
