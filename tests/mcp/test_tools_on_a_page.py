@@ -93,7 +93,8 @@ def test_the_end_of_the_episode_is_in_every_later_result(texts: dict[str, Any]) 
     assert done.structured_content["ended"] is True
     assert done.structured_content["success"] is False
     after = text_of(texts["after_end"])
-    assert texts["after_end"].is_error and "call webharness_reset (stdio)" in after
+    assert texts["after_end"].is_error and "the episode has ended" in after
+    assert "- Next: webharness_reset starts another episode" in after
     assert "### Episode\n- Ended: done" in after
 
 

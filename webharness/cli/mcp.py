@@ -76,7 +76,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         anyio.run(serve_stdio, McpEpisode(config))
         return 0
     endpoints = EpisodeEndpoints()
-    endpoint = endpoints.add(McpEpisode(config))
+    endpoint = endpoints.add(config)
 
     def ready(port: int) -> None:
         print(f"MCP endpoint: http://127.0.0.1:{port}{endpoint.path}", file=sys.stderr, flush=True)

@@ -8,8 +8,15 @@ stdio (``serve_stdio``) or streamable HTTP on 127.0.0.1 (``EpisodeEndpoints``,
 """
 
 from webharness.mcp.catalogue import ToolDef, ToolInputError, playwright_tools, served_tools
-from webharness.mcp.episodes import EpisodeConfig, EpisodeEndedError, McpEpisode, make_env
-from webharness.mcp.http import Endpoint, EpisodeEndpoints, serve_http
+from webharness.mcp.episodes import (
+    EpisodeConfig,
+    EpisodeEndedError,
+    McpEpisode,
+    ServedEpisode,
+    StepResult,
+    make_env,
+)
+from webharness.mcp.http import Endpoint, EpisodeEndpoints, SessionEpisodes, serve_http
 from webharness.mcp.server import build_server, serve_stdio
 from webharness.mcp.tools import ToolRunner
 
@@ -19,6 +26,9 @@ __all__ = [
     "EpisodeEndedError",
     "EpisodeEndpoints",
     "McpEpisode",
+    "ServedEpisode",
+    "SessionEpisodes",
+    "StepResult",
     "ToolDef",
     "ToolInputError",
     "ToolRunner",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import gymnasium as gym
 import numpy as np
@@ -60,6 +60,35 @@ class StepResult:
     ended: bool
 
 
+class ServedEpisode(Protocol):
+    """What the tools play on: an MCP session's episode (``McpEpisode``), or one that a
+    runner plays and records itself (an external agent's, ``webharness.external``)."""
+
+    @property
+    def vision(self) -> bool:
+        """Whether the coordinate tools are served."""
+
+    @property
+    def last(self) -> StepResult:
+        """The latest observation and info."""
+
+    @property
+    def goal(self) -> str:
+        """The episode's instruction."""
+
+    def step(self, action: Action) -> StepResult:
+        """One env step; after the episode's end, ``EpisodeEndedError``."""
+
+    def reset(self, env_id: str | None = None, seed: int | None = None) -> StepResult:
+        """Start the next episode, where the server offers that."""
+
+    def screenshot(self) -> np.ndarray:
+        """The page as the agent would see it."""
+
+    def close(self) -> None:
+        """Let the episode's env go."""
+
+
 def make_env(config: EpisodeConfig) -> gym.Env:
     """The env of ``config``: perturbed, recorded and diagnosed."""
     from webharness.wrappers import (
@@ -99,7 +128,10 @@ class McpEpisode:
     # --- the episode ----------------------------------------------------------------------
     def reset(self, env_id: str | None = None, seed: int | None = None) -> StepResult:
         """Start an episode: of ``env_id`` (one of the config's tasks) and ``seed`` if given."""
-        if env_id is not None and env_id != self.config.env_id:
+        if env_id is not None and env_id not in (
+            self.config.env_id,
+            _short_name(self.config.env_id),
+        ):
             self._switch(env_id)
         env = self._ensure_env()
         obs, info = env.reset(seed=self.config.seed if seed is None else seed)
@@ -110,10 +142,7 @@ class McpEpisode:
         """One env step; after the episode's end, ``EpisodeEndedError``."""
         last = self.last
         if last.ended:
-            raise EpisodeEndedError(
-                "the episode has ended: call webharness_reset (stdio) or open a new session "
-                "(HTTP) to start the next one"
-            )
+            raise EpisodeEndedError("the episode has ended (see ### Episode for what comes next)")
         obs, _, terminated, truncated, info = self._ensure_env().step(action)
         self._last = StepResult(obs, info, ended=bool(terminated or truncated))
         return self._last
@@ -122,6 +151,11 @@ class McpEpisode:
     def last(self) -> StepResult:
         """The latest observation and info (starting the first episode when none has begun)."""
         return self._last if self._last is not None else self.reset()
+
+    @property
+    def vision(self) -> bool:
+        """Whether the coordinate tools are served (``--caps vision``)."""
+        return self.config.vision
 
     @property
     def goal(self) -> str:
@@ -151,10 +185,16 @@ class McpEpisode:
 
     def _switch(self, env_id: str) -> None:
         allowed = self.config.tasks or (self.config.env_id,)
-        if env_id not in allowed:
+        named = [a for a in allowed if env_id in (a, _short_name(a))]
+        if len(named) != 1:
             raise WebHarnessError(
                 f"task {env_id!r} is not one this server plays: {', '.join(allowed)}."
                 f"{did_you_mean(env_id, list(allowed))}"
             )
         self.close()
-        self.config = replace(self.config, env_id=env_id)
+        self.config = replace(self.config, env_id=named[0])
+
+
+def _short_name(env_id: str) -> str:
+    """A task's name in its env id: ``form`` in ``WebEval/form-v0``."""
+    return env_id.split("/", 1)[-1].rsplit("-v", 1)[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import socket
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,13 +18,15 @@ from typing import Any
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from webharness.mcp.episodes import McpEpisode
-from webharness.mcp.server import build_server
+from webharness.mcp.episodes import EpisodeConfig, McpEpisode, ServedEpisode
+from webharness.mcp.server import EpisodeOf, build_server
 
 HOST = "127.0.0.1"  # never another interface: the server drives a browser for whoever calls
 SECURITY = TransportSecuritySettings(
@@ -33,13 +36,65 @@ SECURITY = TransportSecuritySettings(
 )
 
 
+MAX_SESSIONS = 16  # live sessions on one endpoint, each with a page of its own
+
+
+class SessionEpisodes:
+    """Each session on an endpoint plays episodes of its own, made from one config.
+
+    So parallel clients never share a page. ``webharness_reset`` picks a session's task and
+    seed.
+
+    Args:
+        config: what each session's first episode plays.
+        max_sessions: how many sessions may be live at once.
+    """
+
+    def __init__(self, config: EpisodeConfig, max_sessions: int = MAX_SESSIONS) -> None:
+        self.config, self.max_sessions = config, max_sessions
+        self._episodes: dict[str | None, McpEpisode] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, session: str | None) -> McpEpisode:
+        """The session's episode, made on its first call."""
+        with self._lock:
+            if session not in self._episodes:
+                if len(self._episodes) >= self.max_sessions:
+                    raise MCPError(
+                        INVALID_REQUEST,
+                        f"this endpoint has {self.max_sessions} live sessions, its most: end "
+                        "one (an HTTP DELETE) before opening another",
+                    )
+                self._episodes[session] = McpEpisode(self.config)
+            return self._episodes[session]
+
+    def end(self, session: str) -> None:
+        """The session was closed: close its episode's env."""
+        with self._lock:
+            episode = self._episodes.pop(session, None)
+        if episode is not None:
+            episode.close()
+
+    def close(self) -> None:
+        """Close every session's episode."""
+        with self._lock:
+            episodes, self._episodes = list(self._episodes.values()), {}
+        for episode in episodes:
+            episode.close()
+
+
 @dataclass
 class Endpoint:
-    """One episode's endpoint: its token, its episode and the SDK's session manager."""
+    """One endpoint: its token, the episodes its sessions play and the SDK's session manager.
+
+    ``on_session_end`` is called with a session's id when its client closes it (DELETE).
+    """
 
     token: str
-    episode: McpEpisode
+    episode_of: EpisodeOf
     manager: StreamableHTTPSessionManager
+    on_session_end: Callable[[str], None]
+    close: Callable[[], None]
 
     @property
     def path(self) -> str:
@@ -48,19 +103,40 @@ class Endpoint:
 
 
 class EpisodeEndpoints:
-    """The episode endpoints one HTTP server serves; add them before it starts."""
+    """The endpoints one HTTP server serves; add them before it starts."""
 
     def __init__(self) -> None:
         self._endpoints: dict[str, Endpoint] = {}
 
-    def add(self, episode: McpEpisode) -> Endpoint:
-        """Serve ``episode`` at a new path with an unguessable token.
+    def add(self, config: EpisodeConfig) -> Endpoint:
+        """Serve ``config``'s task at a new path with an unguessable token.
 
-        Each new session on it after the first starts a new episode.
+        Each session on it plays episodes of its own (``SessionEpisodes``), and may call
+        ``webharness_reset``.
         """
-        server = build_server(episode, reset=False, new_session_resets=True)
+        sessions = SessionEpisodes(config)
+        return self._add(sessions, reset=True, on_end=sessions.end, close=sessions.close)
+
+    def add_episode(
+        self, episode: ServedEpisode, on_session_end: Callable[[str], None] | None = None
+    ) -> Endpoint:
+        """Serve one episode, which every session on the path plays; no ``webharness_reset``.
+
+        A runner's external agent plays it, and may reconnect.
+        """
+        on_end = on_session_end or (lambda session: None)
+        return self._add(lambda _: episode, reset=False, on_end=on_end, close=episode.close)
+
+    def _add(
+        self,
+        episode_of: EpisodeOf,
+        reset: bool,
+        on_end: Callable[[str], None],
+        close: Callable[[], None],
+    ) -> Endpoint:
+        server = build_server(episode_of, reset=reset)
         manager = StreamableHTTPSessionManager(app=server, security_settings=SECURITY)
-        endpoint = Endpoint(secrets.token_urlsafe(24), episode, manager)
+        endpoint = Endpoint(secrets.token_urlsafe(24), episode_of, manager, on_end, close)
         self._endpoints[endpoint.token] = endpoint
         return endpoint
 
@@ -79,6 +155,9 @@ class EpisodeEndpoints:
             await response(scope, receive, send)
             return
         await endpoint.manager.handle_request(scope, receive, send)
+        session = _header(scope, b"mcp-session-id")
+        if scope.get("method") == "DELETE" and session is not None:
+            await anyio.to_thread.run_sync(endpoint.on_session_end, session)
 
     @contextlib.asynccontextmanager
     async def running(self, app: Any) -> AsyncIterator[None]:
@@ -90,7 +169,7 @@ class EpisodeEndpoints:
                 yield
             finally:
                 for endpoint in self._endpoints.values():
-                    await anyio.to_thread.run_sync(endpoint.episode.close)
+                    await anyio.to_thread.run_sync(endpoint.close)
 
     def app(self) -> Starlette:
         """The ASGI app serving the endpoints."""
@@ -115,3 +194,11 @@ async def serve_http(
             on_ready(sock.getsockname()[1])
         config = uvicorn.Config(endpoints.app(), log_level="warning")
         await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    """A request header's value (``name`` lower-case), or None."""
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None

@@ -29,8 +29,9 @@ def page_sections(result: StepResult) -> list[str]:
     return [section("Page", page), section("Snapshot", f"```yaml\n{tree}\n```")]
 
 
-def episode_section(result: StepResult) -> str:
-    """``### Episode``: how the episode ended, its success and its diagnosis."""
+def episode_section(result: StepResult, can_reset: bool) -> str:
+    """``### Episode``: how the episode ended, its success and its diagnosis, and what
+    comes next (``webharness_reset``, where the server offers it)."""
     info = result.info
     end = info.get("episode_end")
     lines = [f"- Ended: {end.ended_by.value if end is not None else 'yes'} at step {info['step']}"]
@@ -42,7 +43,11 @@ def episode_section(result: StepResult) -> str:
         lines.append(f"- Failure: {code} at step {failure.step} (stage: {stage})")
         if failure.message:
             lines.append(f"- Diagnosis: {failure.message}")
-    lines.append("- Next: webharness_reset (stdio) or a new session (HTTP) starts another episode")
+    lines.append(
+        "- Next: webharness_reset starts another episode"
+        if can_reset
+        else "- Next: nothing; the episode is over and the agent may exit"
+    )
     return section("Episode", "\n".join(lines))
 
 

@@ -6,13 +6,14 @@ over stdio.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
-from webharness.mcp.episodes import McpEpisode
+from webharness.mcp.episodes import McpEpisode, ServedEpisode
 from webharness.mcp.tools import ToolRunner
 
 GOAL_URI = "webharness://task/goal"
@@ -23,37 +24,41 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(
-    episode: McpEpisode, *, reset: bool, new_session_resets: bool = False
-) -> Server[Any]:
-    """The MCP server over ``episode``.
+EpisodeOf = Callable[[str | None], ServedEpisode]  # an HTTP session's id (None: stdio)
 
-    ``reset`` offers the ``webharness_reset`` tool; ``new_session_resets`` starts a new
-    episode for each new session after the first (HTTP).
 
-    Calls run one at a time in a worker thread (the env blocks on the browser).
+def build_server(episode_of: EpisodeOf, *, reset: bool) -> Server[Any]:
+    """The MCP server over the episodes ``episode_of`` gives each session.
+
+    ``reset`` offers the ``webharness_reset`` tool. Each episode's calls run one at a time
+    in a worker thread (the env blocks on the browser); different sessions' episodes run
+    side by side.
     """
-    runner = ToolRunner(episode, reset)
-    limiter = anyio.CapacityLimiter(1)
-    sessions: list[str] = []  # the HTTP session (Mcp-Session-Id) playing the episode
+    runners: dict[int, tuple[ToolRunner, anyio.CapacityLimiter]] = {}
 
-    async def in_thread(function: Any, *args: Any) -> Any:
+    def runner_of(ctx: Any) -> tuple[ToolRunner, anyio.CapacityLimiter]:
+        episode = episode_of(_session_id(ctx))
+        if id(episode) not in runners:
+            runners[id(episode)] = (ToolRunner(episode, reset), anyio.CapacityLimiter(1))
+        return runners[id(episode)]
+
+    async def in_thread(ctx: Any, function: Any, *args: Any) -> Any:
+        limiter = runner_of(ctx)[1]
         return await anyio.to_thread.run_sync(function, *args, limiter=limiter)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=runner.list_tools())
+        return types.ListToolsResult(tools=runner_of(ctx)[0].list_tools())
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        session = _session_id(ctx)
-        if new_session_resets and session is not None and sessions != [session]:
-            if sessions:
-                await in_thread(episode.reset)
-            sessions[:] = [session]
-        result: types.CallToolResult = await in_thread(runner.call, params.name, params.arguments)
+        runner = runner_of(ctx)[0]
+        result: types.CallToolResult = await in_thread(
+            ctx, runner.call, params.name, params.arguments
+        )
         return result
 
-    async def goal() -> str:
-        return str(await in_thread(lambda: episode.goal))
+    async def goal(ctx: Any) -> str:
+        episode = runner_of(ctx)[0].episode
+        return str(await in_thread(ctx, lambda: episode.goal))
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
         prompt = types.Prompt(name="webharness_task", description="The task's goal")
@@ -64,7 +69,7 @@ def build_server(
             raise ValueError(
                 f"prompt {params.name!r} not found: the one prompt is 'webharness_task'"
             )
-        text = types.TextContent(type="text", text=await goal())
+        text = types.TextContent(type="text", text=await goal(ctx))
         message = types.PromptMessage(role="user", content=text)
         return types.GetPromptResult(description="The task's goal", messages=[message])
 
@@ -80,7 +85,7 @@ def build_server(
         if str(params.uri) != GOAL_URI:
             raise ValueError(f"resource {params.uri!r} not found: the one resource is {GOAL_URI}")
         contents = types.TextResourceContents(
-            uri=GOAL_URI, text=await goal(), mime_type="text/plain"
+            uri=GOAL_URI, text=await goal(ctx), mime_type="text/plain"
         )
         return types.ReadResourceResult(contents=[contents])
 
@@ -107,7 +112,7 @@ async def serve_stdio(episode: McpEpisode) -> None:
     """Serve ``episode`` over stdin/stdout until the client closes; close its browser then."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(episode, reset=True)
+    server = build_server(lambda _: episode, reset=True)
     try:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())

@@ -12,7 +12,7 @@ from webharness.action_result import ActionErrorKind
 from webharness.actions import Action
 from webharness.errors import WebHarnessError
 from webharness.mcp.catalogue import ToolInputError, checked_arguments, served_tools
-from webharness.mcp.episodes import EpisodeEndedError, McpEpisode, StepResult
+from webharness.mcp.episodes import EpisodeEndedError, ServedEpisode, StepResult
 from webharness.mcp.responses import (
     episode_section,
     error_result,
@@ -44,9 +44,13 @@ class ToolRunner:
         reset: offer ``webharness_reset`` (stdio, where one process plays many episodes).
     """
 
-    def __init__(self, episode: McpEpisode, reset: bool) -> None:
+    def __init__(self, episode: ServedEpisode, reset: bool) -> None:
         self.episode = episode
-        self.tools = served_tools(episode.config.vision, reset)
+        self.tools = served_tools(episode.vision, reset)
+
+    @property
+    def _can_reset(self) -> bool:
+        return "webharness_reset" in self.tools
 
     def list_tools(self) -> list[types.Tool]:
         """The tools, with their descriptions and input schemas."""
@@ -61,7 +65,8 @@ class ToolRunner:
             return self._run(name, checked_arguments(self.tools, name, arguments))
         except EpisodeEndedError as exc:
             return text_result(
-                [section("Error", str(exc)), episode_section(self.episode.last)], error=True
+                [section("Error", str(exc)), episode_section(self.episode.last, self._can_reset)],
+                error=True,
             )
         except WebHarnessError as exc:  # ToolInputError, a task webharness_reset cannot play
             return error_result(str(exc))
@@ -101,7 +106,7 @@ class ToolRunner:
         result = result or self.episode.last
         sections = [*head, *page_sections(result)]
         if result.ended:
-            sections.append(episode_section(result))
+            sections.append(episode_section(result, self._can_reset))
         reply = text_result(sections, error=error)
         if result.ended:
             reply.structured_content = outcome_fields(result)
