@@ -10,7 +10,7 @@ from typing import Protocol
 
 
 class Stoppable(Protocol):
-    def stop(self) -> None: ...
+    def stop(self) -> object: ...  # what it returns is not read here
 
 
 _running: dict[int, tuple[int, Stoppable]] = {}  # id(instance) -> (owner pid, instance)

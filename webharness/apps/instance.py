@@ -20,14 +20,13 @@ from types import TracebackType
 from webharness.apps import guard
 from webharness.apps.ports import HOST, free_port
 from webharness.apps.probe import describe, expected, status_of
-from webharness.browser.process_tree import group_members, kill_group, wait_for_exit
+from webharness.browser.process_tree import end_group
 from webharness.errors import AppError
 from webharness.spec.app_spec import AppSpec, CommandReset, HttpReset, fill_instance
 
 __all__ = ["AppInstance"]
 
 TAIL_LINES = 20  # of the app's output, in an error
-KILL_WAIT_S = 10.0  # for a SIGKILLed group to be gone
 _POLL_FIRST_S, _POLL_MAX_S = 0.02, 0.5  # the readiness poll's backoff
 
 
@@ -287,15 +286,7 @@ class AppInstance:
             raise self._error(f"{what}: it exited with status {self._process.returncode}")
 
     def _end_group(self, process: subprocess.Popen[bytes]) -> None:
-        group = process.pid  # start_new_session: the leader's pid is the group's id
-        try:
-            os.killpg(group, getattr(signal, self.spec.stop.signal))
-        except ProcessLookupError:
-            pass  # every member has exited already
-        wait_for_exit(group_members(group) | {group}, self.spec.stop.grace_s)
-        if process.poll() is None or group_members(group):
-            wait_for_exit(kill_group(group), KILL_WAIT_S)
-        process.wait(timeout=KILL_WAIT_S)  # reap the leader
+        end_group(process, getattr(signal, self.spec.stop.signal), self.spec.stop.grace_s)
 
     def _cleanup(self) -> None:
         if self._root is None or self.keep:

@@ -8,9 +8,12 @@ from __future__ import annotations
 import os
 import select
 import signal
+import subprocess
 import time
 from collections.abc import Iterable
 from pathlib import Path
+
+KILL_WAIT_S = 10.0  # for a SIGKILLed group to be gone
 
 
 def _process_table() -> tuple[dict[int, int], dict[int, str], dict[int, int]]:
@@ -85,6 +88,23 @@ def kill_group(leader: int) -> set[int]:
     except (ProcessLookupError, PermissionError):
         return set()
     return {leader}
+
+
+def end_group(process: subprocess.Popen[bytes], first: signal.Signals, grace_s: float) -> None:
+    """End the process group ``process`` leads (started with ``start_new_session``): ``first``
+    to the group, SIGKILL to what is left after ``grace_s``, and the leader reaped.
+
+    Members that outlive an exited leader are reached too: the group lives on with them.
+    """
+    group = process.pid  # start_new_session: the leader's pid is the group's id
+    try:
+        os.killpg(group, first)
+    except ProcessLookupError:
+        pass  # every member has exited already
+    wait_for_exit(group_members(group) | {group}, grace_s)
+    if process.poll() is None or group_members(group):
+        wait_for_exit(kill_group(group), KILL_WAIT_S)
+    process.wait(timeout=KILL_WAIT_S)  # reap the leader
 
 
 def cmdline(pid: int) -> bytes:
