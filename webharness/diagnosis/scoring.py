@@ -114,6 +114,7 @@ def attempt_record(
         steps=max(0, len(trace.steps) - 1),
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
+        ended_by=end.ended_by.value if end and end.ended_by else None,
         failure_code=failure.code.value if failure.code else None,
         failure_message=failure.message,
         root_cause=failure.stage.value if failure.stage else None,

@@ -41,6 +41,9 @@ class EvalAttempt(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retries: int | None = None  # model requests retried (LLM agent); None: not counted
+    # what ended the episode: an EndedBy value (done, max_steps, an external agent's
+    # agent_timeout, ...); None for an attempt recorded before it was kept
+    ended_by: str | None = None
     failure_code: str | None = None  # a FailureCode value
     failure_message: str = ""
     root_cause: str | None = None  # perception, understanding, decision, execution

@@ -118,6 +118,8 @@ def _context(run_dir: Path, attempts: list[EvalAttempt], summary: Summary) -> di
         "runners": runners,
         "categories": categories,
         "codes": list(summary.overall.failure_codes),
+        # how episodes ended, shown once an external agent's process ended one
+        "has_agent_endings": any(e.startswith("agent_") for e in summary.overall.endings),
         "has_pass_k": any(g.pass_k for g in summary.runners.values()),
         "has_gaps": any(g.perturbation_gaps for g in summary.runners.values()),
         "splits": summary.splits,

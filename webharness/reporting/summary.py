@@ -124,6 +124,7 @@ class GroupSummary(BaseModel):
     by_perturbation: dict[str, Rate] = Field(default_factory=dict)  # "" is clean
     failure_codes: dict[str, int] = Field(default_factory=dict)  # most common first
     root_causes: dict[str, int] = Field(default_factory=dict)  # stage -> failures
+    endings: dict[str, int] = Field(default_factory=dict)  # EndedBy value -> episodes
     pass_k: list[PassK] = Field(default_factory=list)  # one entry per k > 1 seen
     perturbation_gaps: list[PerturbationGap] = Field(default_factory=list)
     by_split: dict[str, Rate] = Field(default_factory=dict)  # in the order the splits were named
@@ -198,6 +199,7 @@ def summarize_group(
         by_perturbation=_rates_by(attempts, lambda a: a.perturbations),
         failure_codes=_counts(a.failure_code for a in attempts),
         root_causes=_counts(a.root_cause for a in attempts),
+        endings=_counts(a.ended_by for a in attempts),
         pass_k=pass_k(attempts),
         perturbation_gaps=perturbation_gaps(attempts),
         by_split={split.name: success_rate(filter(split.holds, attempts)) for split in splits},

@@ -25,6 +25,13 @@ class EndedBy(str, Enum):
     TASK = "task"  # the task's page ended its own episode (MiniWoB++'s done)
     MAX_STEPS = "max_steps"  # truncated at the step budget
     RUNTIME_ERROR = "runtime_error"  # the browser crashed or hung: not executable
+    # An external agent's process ended the episode without an ending action (the agent's
+    # fault, never the harness's; webharness.external):
+    AGENT_EXIT = "agent_exit"  # it exited with status 0, leaving no answer
+    AGENT_ERROR = "agent_error"  # it exited with a non-zero status
+    AGENT_CRASH = "agent_crash"  # a signal killed it
+    AGENT_TIMEOUT = "agent_timeout"  # it ran past its wall-time budget and was ended
+    AGENT_DISCONNECT = "agent_disconnect"  # its client closed the session and it did not exit
 
 
 class TaskInstance(BaseModel):
