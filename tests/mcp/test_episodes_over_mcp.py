@@ -12,13 +12,16 @@ import anyio
 import pytest
 from mcp import ClientSession
 
-from tests.support.episodes import oracle_policy, play
+from tests.support.episodes import play
 from tests.support.mcp_clients import (
     http_server,
     http_session,
     stdio_session,
     text_of,
     tool_call,
+)
+from tests.support.mcp_clients import (
+    oracle_actions as golden_actions,
 )
 from webharness.mcp import EpisodeConfig, make_env
 
@@ -31,11 +34,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def oracle_actions(browser: None) -> list[str]:
     """The DSL actions of the oracle's golden path on the seed."""
-    env = make_env(EpisodeConfig(TASK, obs_mode="text"))
-    try:
-        return play(env, oracle_policy(env), SEED).actions
-    finally:
-        env.close()
+    return golden_actions(TASK, SEED)
 
 
 def play_dsl(actions: list[str]) -> dict[str, Any]:

@@ -93,3 +93,16 @@ def tool_call(action: str) -> tuple[str, dict[str, Any]]:
 def text_of(result: Any) -> str:
     """The text blocks of a tool result, joined."""
     return "\n".join(c.text for c in result.content if c.type == "text")
+
+
+def oracle_actions(env_id: str, seed: int) -> list[str]:
+    """The DSL actions of the oracle's golden path on ``seed``, played under the MCP
+    server's wrappers with text observations."""
+    from tests.support.episodes import oracle_policy, play
+    from webharness.mcp import EpisodeConfig, make_env
+
+    env = make_env(EpisodeConfig(env_id, obs_mode="text"))
+    try:
+        return play(env, oracle_policy(env), seed).actions
+    finally:
+        env.close()

@@ -33,6 +33,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "random": "webharness.agents.random_agent:RandomAgent",
     "heuristic": "webharness.agents.heuristic:HeuristicAgent",
     "llm": "webharness.agents.llm:LLMAgent",
+    "mcp": "webharness.external.mcp_agent:McpAgent",  # a command speaking MCP, per episode
 }
 
 

@@ -16,7 +16,13 @@ from webharness.mcp.episodes import (
     StepResult,
     make_env,
 )
-from webharness.mcp.http import Endpoint, EpisodeEndpoints, SessionEpisodes, serve_http
+from webharness.mcp.http import (
+    Endpoint,
+    EpisodeEndpoints,
+    ServingThread,
+    SessionEpisodes,
+    serve_http,
+)
 from webharness.mcp.server import build_server, serve_stdio
 from webharness.mcp.tools import ToolRunner
 
@@ -27,6 +33,7 @@ __all__ = [
     "EpisodeEndpoints",
     "McpEpisode",
     "ServedEpisode",
+    "ServingThread",
     "SessionEpisodes",
     "StepResult",
     "ToolDef",

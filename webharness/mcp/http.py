@@ -7,6 +7,7 @@ gets 404.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 import socket
@@ -184,16 +185,69 @@ async def serve_http(
 
     ``on_ready(port)`` is called with the port once the socket listens.
     """
-    import uvicorn
+    with _listening(port) as sock:
+        if on_ready is not None:
+            on_ready(sock.getsockname()[1])
+        await _uvicorn(endpoints).serve(sockets=[sock])
 
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+
+class ServingThread:
+    """Endpoints served on 127.0.0.1 from a thread of its own.
+
+    For a caller that goes on with its work meanwhile: a runner playing an external agent's
+    episode.
+
+    Example:
+        >>> serving = ServingThread(EpisodeEndpoints())
+        >>> port = serving.start()
+        >>> serving.stop()
+    """
+
+    def __init__(self, endpoints: EpisodeEndpoints) -> None:
+        self.endpoints = endpoints
+        self._server = _uvicorn(endpoints)
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> int:
+        """Listen on a free port and serve from a daemon thread; returns the port."""
+        self._sock = _listening(0)
+        self._thread = threading.Thread(
+            target=asyncio.run,
+            args=(self._server.serve(sockets=[self._sock]),),
+            name="webharness-mcp-http",
+            daemon=True,
+        )
+        self._thread.start()
+        return int(self._sock.getsockname()[1])
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Stop serving (the endpoints' episodes are closed) and wait for the thread."""
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+        if self._sock is not None:
+            self._sock.close()
+
+
+def _listening(port: int) -> socket.socket:
+    """A TCP socket listening on 127.0.0.1:``port`` (0: a free port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((HOST, port))
         sock.listen()
-        if on_ready is not None:
-            on_ready(sock.getsockname()[1])
-        config = uvicorn.Config(endpoints.app(), log_level="warning")
-        await uvicorn.Server(config).serve(sockets=[sock])
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _uvicorn(endpoints: EpisodeEndpoints) -> Any:
+    """A uvicorn server of the endpoints' app, quiet but for warnings."""
+    import uvicorn
+
+    return uvicorn.Server(uvicorn.Config(endpoints.app(), log_level="warning"))
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

@@ -287,7 +287,10 @@ def _play(
     )
     try:
         with folder.writing(f"writing the trace of {_of(job)} to {episode}"):
-            trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
+            if getattr(agent, "plays_itself", False):  # an external agent: its own process
+                trace = agent.play(env, job.seed, recorder, episode, screenshots=job.screenshots)
+            else:
+                trace = play_episode(env, agent, job.seed, recorder, screenshots=job.screenshots)
     finally:
         if recorder.writer is not None:
             recorder.writer.close()  # an episode cut short leaves no open file behind
