@@ -27,6 +27,7 @@ NOT_MARKED_BROWSER = "/no-browser: this test is not marked browser; request the 
 # their test time in CI (2026-12-04, mean of two clean runs: 206 s down to 14 s). A module
 # of 15-20 s left off the list ran last and kept one worker busy alone for its length.
 LONGEST_FIRST = (
+    "external/test_agents_sdk.py",
     "wrappers/test_perturbations.py",
     "tasks/test_golden_paths.py",
     "miniwob/test_check_env.py",
@@ -34,6 +35,7 @@ LONGEST_FIRST = (
     "reliability/test_runner_faults.py",
     "diagnosis/test_failure_suite.py",
     "runner/test_ray_backend.py",
+    "external/test_mcp_agent_in_runner.py",
     "envs/test_external_app_end_to_end.py",
     "reliability/test_crash_recovery.py",
     "runner/test_pool.py",

@@ -61,21 +61,31 @@ async def http_session(url: str) -> AsyncIterator[ClientSession]:
             yield session
 
 
-def tool_call(action: str) -> tuple[str, dict[str, Any]]:
-    """The Playwright MCP (or webharness task) tool call that plays DSL ``action``."""
+def tool_call(action: str, focused: str | None = None) -> tuple[str, dict[str, Any]]:
+    """The Playwright MCP (or webharness task) tool call that plays DSL ``action``.
+
+    Playwright MCP presses keys and types only where the focus is or into a named element:
+    ``press(ref, key)`` is ``browser_press_key`` (the element has the focus after the step
+    before), and ``keyboard_type(text)`` is ``browser_type`` into ``focused``, the ref the
+    step before clicked.
+    """
     parsed = A.parse_action(action)
     match parsed:
         case A.Click(ref=ref):
             return "browser_click", {"target": ref, "element": "the golden step's target"}
+        case A.Hover(ref=ref):
+            return "browser_hover", {"target": ref}
         case A.Fill(ref=ref, text=text):
             return "browser_type", {"target": ref, "text": text}
+        case A.KeyboardType(text=text) if focused is not None:
+            return "browser_type", {"target": focused, "text": text}
         case A.SelectOption(ref=ref, option=option):
             return "browser_select_option", {"target": ref, "values": [option]}
         case A.Check(ref=ref) | A.Uncheck(ref=ref):
             value = "true" if isinstance(parsed, A.Check) else "false"
             field = {"target": ref, "name": "box", "type": "checkbox", "value": value}
             return "browser_fill_form", {"fields": [field]}
-        case A.Press(ref=None, key=key):
+        case A.Press(key=key):
             return "browser_press_key", {"key": key}
         case A.Wait(ms=ms):
             return "browser_wait_for", {"time": ms / 1000}
@@ -85,9 +95,20 @@ def tool_call(action: str) -> tuple[str, dict[str, Any]]:
             return "webharness_answer", {"text": text}
         case A.AskUser(question=question):
             return "webharness_ask_user", {"question": question}
+        case A.ReportInfeasible(reason=reason):
+            return "webharness_report_infeasible", {"reason": reason}
         case A.Done():
             return "webharness_done", {}
     raise AssertionError(f"no MCP tool call for {action!r} in this helper")
+
+
+def tool_calls(actions: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """The tool calls of a run of DSL actions, one each (``tool_call``)."""
+    calls, focused = [], None
+    for action in actions:
+        calls.append(tool_call(action, focused))
+        focused = A.parse_action(action).ref_target or focused
+    return calls
 
 
 def text_of(result: Any) -> str:
@@ -96,13 +117,19 @@ def text_of(result: Any) -> str:
 
 
 def oracle_actions(env_id: str, seed: int) -> list[str]:
-    """The DSL actions of the oracle's golden path on ``seed``, played under the MCP
-    server's wrappers with text observations."""
-    from tests.support.episodes import oracle_policy, play
-    from webharness.mcp import EpisodeConfig, make_env
+    """The DSL actions of the oracle's golden path on ``seed``, with text observations."""
+    return oracle_runs(env_id, [seed])[seed][1]
 
-    env = make_env(EpisodeConfig(env_id, obs_mode="text"))
+
+def oracle_runs(env_id: str, seeds: list[int]) -> dict[int, tuple[str, list[str]]]:
+    """The goal and the oracle's DSL actions of each seed's episode, in one env."""
+    import gymnasium as gym
+
+    from tests.support.episodes import oracle_policy, play
+
+    env = gym.make(env_id, obs_mode="text")
     try:
-        return play(env, oracle_policy(env), seed).actions
+        runs = {seed: play(env, oracle_policy(env), seed) for seed in seeds}
     finally:
         env.close()
+    return {seed: (str(r.infos[0]["task"].instruction), r.actions) for seed, r in runs.items()}

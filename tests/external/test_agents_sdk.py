@@ -1,0 +1,130 @@
+"""An agent framework nobody here wrote: an OpenAI Agents SDK agent (its own MCP client),
+run unchanged as an external process by ``webharness run --agents 'mcp[...]'``, its model
+a scripted fake OpenAI server that reads what the agent sends and answers with tool calls.
+
+- The golden behaviour passes every episode of the 12 built-in scenarios, seeds 0-1.
+- Six faulty behaviours (false success, stale ref, repeated action, missing ask_user,
+  wrong option, early give-up), each on two episodes where the scenarios allow, get the
+  failure code, step and stage their DSL twins get through ``env.step`` (the faulty-agent
+  suite's ``Bench``, scored as the runner scores).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.mcp_clients import oracle_runs, tool_calls
+from tests.support.scripted_tool_model import Script, ScriptedToolModel
+from webharness.diagnosis.failures import FailureCode, Stage
+from webharness.reporting.records import EvalAttempt, read_attempts
+from webharness.spec.catalogue import full_env_id, task_names
+from webharness.testing.fault_agent import Fault
+from webharness.testing.faults import FAULTS
+from webharness.testing.suite import Bench, Case
+
+REPO = Path(__file__).resolve().parents[2]
+SEEDS = (0, 1)
+AGENT = f"{sys.executable} -m tests.support.agents_sdk_agent --model {{model}}"
+GIVE_UP = Fault(
+    "early_give_up",
+    FailureCode.TASK_INCOMPLETE,
+    Stage.DECISION,
+    lambda ctx: ["report_infeasible('The page does not let me do this.')"],
+)
+# Each faulty behaviour on its episodes (scenario, seed): the fault and the golden step
+# it replaces, as the faulty-agent suite plays it.
+FAULTY: dict[tuple[str, int], Case] = {
+    ("form", 0): Case("form", FAULTS["quit_done"], 1),  # false success
+    ("search", 1): Case("search", FAULTS["quit_done"], 1),
+    ("shop", 0): Case("shop", FAULTS["stale_ref"], 3),  # a ref whose element was replaced
+    ("navigate", 0): Case("navigate", FAULTS["stale_ref"], 2, "links"),
+    ("form", 1): Case("form", FAULTS["repeat_heading"], 1),  # the same useless click
+    ("search", 0): Case("search", FAULTS["repeat_heading"], 1),
+    ("clarify", 0): Case("clarify", FAULTS["invent_phone"], 6, "ask-then-fill"),  # no ask_user
+    ("navigate", 1): Case("navigate", FAULTS["wrong_choice"], 2, "links"),  # the wrong option
+    ("shop", 1): Case("shop", GIVE_UP, 3),  # reports a feasible task infeasible
+    ("clarify", 1): Case("clarify", GIVE_UP, 2, "ask-then-fill"),
+}
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def fake_model(browser: None) -> Any:
+    """The fake OpenAI server, with the golden script of every episode and each faulty
+    episode's script: the DSL twin's actions, as tool calls. Yields it and the twins."""
+    scripts: dict[str, dict[str, Script]] = {"golden": {}, "faulty": {}}
+    for name in task_names():
+        for goal, actions in oracle_runs(full_env_id(name), list(SEEDS)).values():
+            calls = [("browser_snapshot", {}), *tool_calls(actions)]
+            _add(scripts["golden"], goal, Script(calls, adapt=True))
+    twins = {}
+    for seed in SEEDS:
+        bench = Bench(seed=seed)
+        try:
+            for (name, at_seed), case in FAULTY.items():
+                if at_seed == seed:
+                    twin = twins[name, seed] = bench.run(case)
+                    actions = [s.action for s in twin.trace.steps[1:] if s.action]
+                    calls = [("browser_snapshot", {}), *tool_calls(actions)]
+                    _add(scripts["faulty"], twin.trace.task.instruction, Script(calls))
+        finally:
+            bench.close()
+    with FakeOpenAI() as server:
+        server.responder = ScriptedToolModel(scripts)
+        yield server, twins
+
+
+def _add(scripts: dict[str, Script], goal: str, script: Script) -> None:
+    assert scripts.setdefault(goal, script) == script, f"two episodes share the goal {goal!r}"
+
+
+def run_agent(model: str, tasks: list[str], server: FakeOpenAI, out: Path) -> list[EvalAttempt]:
+    """``webharness run`` of the SDK agent on ``tasks`` x seeds 0-1; its attempts."""
+    command = AGENT.format(model=model)
+    environment = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-fake"}
+    done = subprocess.run(
+        [sys.executable, "-m", "webharness.cli", "run",
+         "--agents", f'mcp[command="{command}",timeout_s=240]', "--tasks", ",".join(tasks),
+         "--seeds", "0-1", "--workers", "2", "--obs-mode", "text", "--out", str(out)],
+        cwd=REPO, env=environment, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return read_attempts(out / "results.jsonl")
+
+
+def test_the_golden_behaviour_passes_every_episode(fake_model: Any, tmp_path: Path) -> None:
+    server, _ = fake_model
+    attempts = run_agent("golden", task_names(), server, tmp_path / "golden")
+    assert len(attempts) == 2 * len(task_names()) == 24
+    failed = {(a.scenario_id, a.seed): a.failure_message for a in attempts if not a.passed}
+    assert not failed
+    assert sum(a.steps for a in attempts) >= 24 * 3  # every episode was played, step by step
+
+
+def test_faulty_behaviours_get_their_dsl_twins_diagnosis(fake_model: Any, tmp_path: Path) -> None:
+    server, twins = fake_model
+    scenarios = sorted({name for name, _ in FAULTY})
+    attempts = run_agent("faulty", scenarios, server, tmp_path / "faulty")
+    by_episode = {(a.scenario_id, a.seed): a for a in attempts}
+    for (name, seed), twin in twins.items():
+        attempt, dsl = by_episode[full_env_id(name), seed], twin.annotated
+        got = (attempt.failure_code, attempt.failure_step, attempt.root_cause)
+        want = (_value(dsl.code), dsl.step, _value(dsl.stage))
+        assert got == want, f"{name} seed {seed} ({twin.case.fault.name}): {got} != {want}"
+        assert attempt.false_success == dsl.false_success
+        assert attempt.false_give_up == twin.failure.false_give_up
+        assert attempt.steps == len(twin.trace.steps) - 1
+    behaviours = {t.case.fault.name for t in twins.values()}
+    assert len(behaviours) == 6 and all(not a.passed for a in attempts)
+
+
+def _value(enum: Any) -> str | None:
+    return enum.value if enum is not None else None
