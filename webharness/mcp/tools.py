@@ -75,7 +75,12 @@ class ToolRunner:
         observe = _OBSERVATIONS.get(name)
         if observe is not None:
             return observe(self, args)
-        if name == "browser_wait_for" and _text_condition_holds(self.episode.last, args):
+        names_text = args.get("text") or args.get("textGone")
+        if (
+            name == "browser_wait_for"
+            and names_text
+            and _text_condition_holds(self.episode.last, args)
+        ):
             return self._page([section("Result", "The condition already holds on the page")])
         return self._steps(name, args, TRANSLATORS[name](args))
 
