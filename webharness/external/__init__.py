@@ -6,4 +6,6 @@ episode when the agent ends it, exits, times out or disconnects. Its LLM tokens 
 counted at a local OpenAI-compatible proxy.
 """
 
-__all__: list[str] = []
+from webharness.external.llm_proxy import LlmProxy, Meter
+
+__all__ = ["LlmProxy", "Meter"]
