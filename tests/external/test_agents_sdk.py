@@ -7,10 +7,14 @@ a scripted fake OpenAI server that reads what the agent sends and answers with t
   wrong option, early give-up), each on two episodes where the scenarios allow, get the
   failure code, step and stage their DSL twins get through ``env.step`` (the faulty-agent
   suite's ``Bench``, scored as the runner scores).
+- Through ``--llm-proxy``, each episode's tokens are what the fake server reported for
+  that episode's requests, and they reach the results, ``summary.json`` and the report
+  with their cost; the API key is written nowhere in the run folder.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,7 +25,7 @@ import pytest
 
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.mcp_clients import oracle_runs, tool_calls
-from tests.support.scripted_tool_model import Script, ScriptedToolModel
+from tests.support.scripted_tool_model import Script, ScriptedToolModel, usage_of
 from webharness.diagnosis.failures import FailureCode, Stage
 from webharness.reporting.records import EvalAttempt, read_attempts
 from webharness.spec.catalogue import full_env_id, task_names
@@ -32,6 +36,7 @@ from webharness.testing.suite import Bench, Case
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = (0, 1)
 AGENT = f"{sys.executable} -m tests.support.agents_sdk_agent --model {{model}}"
+KEY = "sk-fake-key-never-written-1f2e3d"
 GIVE_UP = Fault(
     "early_give_up",
     FailureCode.TASK_INCOMPLETE,
@@ -61,10 +66,12 @@ def fake_model(browser: None) -> Any:
     """The fake OpenAI server, with the golden script of every episode and each faulty
     episode's script: the DSL twin's actions, as tool calls. Yields it and the twins."""
     scripts: dict[str, dict[str, Script]] = {"golden": {}, "faulty": {}}
+    goals = {}
     for name in task_names():
-        for goal, actions in oracle_runs(full_env_id(name), list(SEEDS)).values():
+        for seed, (goal, actions) in oracle_runs(full_env_id(name), list(SEEDS)).items():
             calls = [("browser_snapshot", {}), *tool_calls(actions)]
             _add(scripts["golden"], goal, Script(calls, adapt=True))
+            goals[full_env_id(name), seed] = goal
     twins = {}
     for seed in SEEDS:
         bench = Bench(seed=seed)
@@ -79,38 +86,83 @@ def fake_model(browser: None) -> Any:
             bench.close()
     with FakeOpenAI() as server:
         server.responder = ScriptedToolModel(scripts)
-        yield server, twins
+        yield server, twins, goals
 
 
 def _add(scripts: dict[str, Script], goal: str, script: Script) -> None:
     assert scripts.setdefault(goal, script) == script, f"two episodes share the goal {goal!r}"
 
 
-def run_agent(model: str, tasks: list[str], server: FakeOpenAI, out: Path) -> list[EvalAttempt]:
-    """``webharness run`` of the SDK agent on ``tasks`` x seeds 0-1; its attempts."""
-    command = AGENT.format(model=model)
-    environment = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-fake"}
+def run_agent(
+    model: str, tasks: list[str], server: FakeOpenAI, out: Path, proxy: bool = False
+) -> list[EvalAttempt]:
+    """``webharness run`` of the SDK agent on ``tasks`` x seeds 0-1; its attempts. Its model
+    is reached directly (``OPENAI_BASE_URL``), or through ``--llm-proxy`` and priced."""
+    spec = f'mcp[command="{AGENT.format(model=model)}",timeout_s=240'
+    spec += ",price_prompt=2.5,price_completion=10]" if proxy else "]"
+    environment = {**os.environ, "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url}
+    if proxy:
+        environment["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"  # the proxy must replace it
     done = subprocess.run(
-        [sys.executable, "-m", "webharness.cli", "run",
-         "--agents", f'mcp[command="{command}",timeout_s=240]', "--tasks", ",".join(tasks),
-         "--seeds", "0-1", "--workers", "2", "--obs-mode", "text", "--out", str(out)],
+        [sys.executable, "-m", "webharness.cli", "run", "--agents", spec,
+         "--tasks", ",".join(tasks), "--seeds", "0-1", "--workers", "2", "--obs-mode", "text",
+         "--out", str(out), *(["--llm-proxy", server.base_url] if proxy else [])],
         cwd=REPO, env=environment, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     return read_attempts(out / "results.jsonl")
 
 
-def test_the_golden_behaviour_passes_every_episode(fake_model: Any, tmp_path: Path) -> None:
-    server, _ = fake_model
-    attempts = run_agent("golden", task_names(), server, tmp_path / "golden")
+@pytest.fixture(scope="module")
+def golden_run(fake_model: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    server, _, goals = fake_model
+    out = tmp_path_factory.mktemp("golden")
+    attempts = run_agent("golden", task_names(), server, out, proxy=True)
+    return {"attempts": attempts, "out": out, "server": server, "goals": goals}
+
+
+def test_the_golden_behaviour_passes_every_episode(golden_run: dict[str, Any]) -> None:
+    attempts = golden_run["attempts"]
     assert len(attempts) == 2 * len(task_names()) == 24
     failed = {(a.scenario_id, a.seed): a.failure_message for a in attempts if not a.passed}
     assert not failed
     assert sum(a.steps for a in attempts) >= 24 * 3  # every episode was played, step by step
 
 
+def test_the_proxy_counts_what_the_model_reported_for_each_episode(
+    golden_run: dict[str, Any],
+) -> None:
+    reported: dict[str, list[int]] = {}
+    for request in golden_run["server"].requests:
+        if request.body.get("model") == "golden":
+            goal = next(m["content"] for m in request.body["messages"] if m["role"] == "user")
+            usage = reported.setdefault(goal, [0, 0])
+            for i, tokens in enumerate(usage_of(request.body["messages"])):
+                usage[i] += tokens
+            headers = {k.lower(): v for k, v in request.headers.items()}
+            assert headers["authorization"] == f"Bearer {KEY}"  # passed through unchanged
+    for a in golden_run["attempts"]:
+        goal = golden_run["goals"][a.scenario_id, a.seed]
+        assert [a.prompt_tokens, a.completion_tokens] == reported[goal], a.scenario_id
+        assert a.model == "golden"  # as the agent's requests named it
+        counted = json.loads((golden_run["out"] / a.trace_dir / "llm_usage.json").read_text())
+        assert counted["uncounted"] == 0 and counted["requests"] > 0
+    summary = json.loads((golden_run["out"] / "summary.json").read_text())
+    usage = next(iter(summary["runners"].values()))["usage"]
+    assert usage["prompt_tokens"] == sum(p for p, _ in reported.values())
+    cost = (usage["prompt_tokens"] * 2.5 + usage["completion_tokens"] * 10) / 1e6
+    assert usage["cost_usd"] == pytest.approx(cost)
+    assert "## Tokens and cost" in (golden_run["out"] / "report.md").read_text()
+
+
+def test_the_key_is_written_nowhere_in_the_run(golden_run: dict[str, Any]) -> None:
+    for path in golden_run["out"].rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
+
+
 def test_faulty_behaviours_get_their_dsl_twins_diagnosis(fake_model: Any, tmp_path: Path) -> None:
-    server, twins = fake_model
+    server, twins, _ = fake_model
     scenarios = sorted({name for name, _ in FAULTY})
     attempts = run_agent("faulty", scenarios, server, tmp_path / "faulty")
     by_episode = {(a.scenario_id, a.seed): a for a in attempts}

@@ -84,3 +84,25 @@ def test_the_cli_refuses_it_in_one_line_before_anything_runs(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("webharness: ") and says in lines[0]
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("agents", "upstream", "says"),
+    [
+        ('mcp[command="echo"]', "ftp://models.example/v1", "llm_proxy='ftp://models.example/v1'"),
+        ("oracle", "http://127.0.0.1:9/v1", "no agent of the run takes 'llm_proxy'"),
+    ],
+)
+def test_a_proxy_that_cannot_work_is_refused_in_one_line(
+    agents: str, upstream: str, says: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "webharness.cli", "run", "--agents", agents, "--tasks", "form",
+         "--seeds", "0", "--llm-proxy", upstream, "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], lines
+    assert not out.exists()

@@ -51,7 +51,7 @@ class ScriptedToolModel:
         while script.adapt and index < len(script.calls) and _skippable(script, index, page):
             index += 1
         if index >= len(script.calls):
-            return completion("Finished.", *_usage(messages))
+            return completion("Finished.", *usage_of(messages))
         name, arguments = script.calls[index]
         target = arguments.get("target")
         if script.adapt and target and target not in _REF.findall(page) and waits < MAX_WAITS:
@@ -81,7 +81,7 @@ def _text(message: dict[str, Any]) -> str:
     return str(content or "")
 
 
-def _usage(messages: list[dict[str, Any]]) -> tuple[int, int]:
+def usage_of(messages: list[dict[str, Any]]) -> tuple[int, int]:
     """Tokens the reply reports: a quarter of the prompt's characters, and 12."""
     return len(json.dumps(messages)) // 4, 12
 
@@ -89,7 +89,7 @@ def _usage(messages: list[dict[str, Any]]) -> tuple[int, int]:
 def _tool_call(
     call_id: str, name: str, arguments: dict[str, Any], messages: list[dict[str, Any]]
 ) -> Reply:
-    prompt, completion_tokens = _usage(messages)
+    prompt, completion_tokens = usage_of(messages)
     call = {"id": call_id, "type": "function"}
     call["function"] = {"name": name, "arguments": json.dumps(arguments)}  # type: ignore[assignment]
     message = {"role": "assistant", "content": None, "tool_calls": [call]}

@@ -36,6 +36,12 @@ def add_parsers(sub: Any) -> None:
         "values are YAML scalars (0.2, true); an agent's own [options] win",
     )
     run.add_argument(
+        "--llm-proxy",
+        metavar="UPSTREAM_URL",
+        help="count an external agent's LLM tokens: its OPENAI_BASE_URL is pointed at a local "
+        "proxy that forwards every request unchanged to this OpenAI-compatible URL",
+    )
+    run.add_argument(
         "--prices",
         metavar="FILE",
         help="YAML/JSON: model -> {prompt: USD, completion: USD} per million tokens, for costs",
@@ -117,7 +123,7 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     seeds = parse_seeds(args.seeds) if args.seeds is not None else split_seeds(splits)
     return RunConfig.checked(
         agents=agents,
-        agent_options=_agent_options(args.agent_option or []),
+        agent_options=_agent_options(args.agent_option or [], args.llm_proxy),
         prices=_prices(args.prices),
         tasks=csv(args.tasks),
         seeds=seeds or parse_seeds(RUN_SEEDS),
@@ -148,8 +154,9 @@ def _golden_cache(args: argparse.Namespace) -> dict[str, str | None]:
     return {"golden_cache": args.golden_cache} if args.golden_cache else {}
 
 
-def _agent_options(written: list[str]) -> dict[str, object]:
-    """``--agent-option KEY=VALUE``, each value read as a YAML scalar; a key once."""
+def _agent_options(written: list[str], llm_proxy: str | None = None) -> dict[str, object]:
+    """``--agent-option KEY=VALUE``, each value read as a YAML scalar; a key once. With
+    ``--llm-proxy``, ``llm_proxy``, which the external agents take."""
     from webharness.agents.specs import AgentSpecError, parse_option
 
     options: dict[str, object] = {}
@@ -161,6 +168,10 @@ def _agent_options(written: list[str]) -> dict[str, object]:
         if key in options:
             raise ConfigError("agent_option", text, f"{key!r} is given twice; give it once")
         options[key] = value
+    if llm_proxy is not None:
+        if "llm_proxy" in options:
+            raise ConfigError("llm_proxy", llm_proxy, "also given as --agent-option; give it once")
+        options["llm_proxy"] = llm_proxy
     return options
 
 

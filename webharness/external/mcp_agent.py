@@ -20,6 +20,7 @@ Each is the agent's failure, never the harness's. The process group is always en
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -29,8 +30,10 @@ from typing import Any
 import gymnasium as gym
 
 from webharness.actions import SendMsgToUser
+from webharness.agents.base import TokenUsage
 from webharness.errors import ConfigError, WebHarnessError
 from webharness.external.command import AgentCommand
+from webharness.external.llm_proxy import LlmProxy, Meter
 from webharness.external.process import AgentProcess, Exit, ProcessEnd
 from webharness.external.recorded_episode import RecordedEpisode
 from webharness.mcp.episodes import StepResult
@@ -60,8 +63,12 @@ class McpAgent:
         vision: also serve the coordinate tools (Playwright MCP's ``--caps vision``).
         exit_grace_s: how long the process has to exit by itself once the episode has
             ended or its client has closed the session, before it is ended.
-        model: the model behind the agent, for the reports (its own business otherwise).
+        model: the model behind the agent, for the reports; without it, the model the
+            agent's requests name at the ``llm_proxy``, if any.
         cwd: the process's working folder (default: the runner's).
+        llm_proxy: an OpenAI-compatible upstream URL: the process's ``OPENAI_BASE_URL``
+            (and ``OPENAI_API_BASE``) is pointed at a local proxy that forwards every request
+            to it unchanged and counts the episode's tokens (``webharness run --llm-proxy``).
 
     Raises:
         ConfigError: neither or both of ``command`` and ``command_file``, a template that
@@ -82,6 +89,7 @@ class McpAgent:
         exit_grace_s: float = 5.0,
         model: str | None = None,
         cwd: str | None = None,
+        llm_proxy: str | None = None,
     ) -> None:
         if (command is None) == (command_file is None):
             raise ConfigError(
@@ -101,7 +109,9 @@ class McpAgent:
         self.timeout_s, self.answer, self.vision = float(timeout_s), answer, bool(vision)
         self.exit_grace_s, self.model = float(exit_grace_s), model
         self.cwd = Path(cwd) if cwd is not None else None
+        self.llm_proxy = LlmProxy(llm_proxy).upstream if llm_proxy is not None else None
         self.process_end: ProcessEnd | None = None  # the last episode's
+        self.usage = TokenUsage()  # the last episode's, counted at the proxy
 
     def reset(self, instance: TaskInstance) -> None:
         """Nothing to do: ``play`` starts the process per episode."""
@@ -144,21 +154,53 @@ class McpAgent:
         url = f"http://127.0.0.1:{serving.start()}{endpoint.path}"
         try:
             values = self._values(episode.goal, url, folder)
-            argv, environment = self.command.argv(values), self.command.environment(values)
-            process = AgentProcess(argv, environment, folder, self.cwd).start()
-            why = Exit.STOPPED  # unless the budget runs out
-            try:
-                if process.wait(time.monotonic() + self.timeout_s, wake):
-                    pass  # it ended by itself
-                elif wake.is_set():  # the episode ended or the client left: a moment to exit
-                    process.wait(time.monotonic() + self.exit_grace_s, threading.Event())
-                else:
-                    why = Exit.TIMED_OUT
-            finally:
-                self.process_end = process.stop(why)
-            return self._ending(episode, self.process_end, process.last_line())
+            with contextlib.ExitStack() as stack:
+                environment = self.command.environment(values)
+                if self.llm_proxy is not None:
+                    meter = stack.enter_context(LlmProxy(self.llm_proxy)).meter()
+                    stack.callback(self._count, meter, folder)
+                    environment |= {"OPENAI_BASE_URL": meter.base_url}
+                    environment |= {"OPENAI_API_BASE": meter.base_url}
+                argv = self.command.argv(values)
+                self.process_end, last = self._run(argv, environment, folder, wake)
+            return self._ending(episode, self.process_end, last)
         finally:
             serving.stop()
+
+    def _run(
+        self, argv: list[str], environment: dict[str, str], folder: Path, wake: threading.Event
+    ) -> tuple[ProcessEnd, str | None]:
+        """Run the command until it ends, the budget runs out, or ``wake`` (the episode
+        ended, the client left) and then a moment more; its group is ended either way.
+        Returns how it ended and the last line of its stdout."""
+        process = AgentProcess(argv, environment, folder, self.cwd).start()
+        why = Exit.STOPPED  # unless the budget runs out
+        try:
+            if process.wait(time.monotonic() + self.timeout_s, wake):
+                pass  # it ended by itself
+            elif wake.is_set():  # give it a moment to exit by itself
+                process.wait(time.monotonic() + self.exit_grace_s, threading.Event())
+            else:
+                why = Exit.TIMED_OUT
+        finally:
+            end = process.stop(why)
+        return end, process.last_line()
+
+    def _count(self, meter: Meter, folder: Path) -> None:
+        """Take the episode's tokens (and the model its requests named) from ``meter``, and
+        keep what it counted in ``llm_usage.json``."""
+        meter.close()
+        self.usage = meter.usage
+        if self.model is None and meter.models:
+            self.model = meter.models[0]
+        counted = {
+            "requests": meter.requests,
+            "uncounted": meter.uncounted,  # answers whose usage could not be read
+            "prompt_tokens": self.usage.prompt_tokens,
+            "completion_tokens": self.usage.completion_tokens,
+            "models": list(meter.models),
+        }
+        (folder / "llm_usage.json").write_text(json.dumps(counted, indent=2) + "\n", "utf-8")
 
     def _values(self, goal: str, url: str, folder: Path) -> dict[str, str]:
         config = folder / "mcp.json"
