@@ -1,210 +1,55 @@
-"""The action space: typed pydantic models and a string DSL parsed with ``ast``.
+"""The DSL, read with ``ast`` into the typed models (never executed), and their union.
 
-Agent strings are never executed: ``parse_action`` accepts exactly one call of a known
-action name whose arguments are literals, and maps them onto the typed models.
+A DSL string is one call of a known action with literal arguments.
+
+``parse_action`` also takes a typed model, a dict of one (``{"kind": "click", ...}``) and
+a provider's computer-use action object (``webharness.actions.computer_use``).
 """
 
 from __future__ import annotations
 
 import ast
-from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
-from webharness.errors import WebHarnessError, did_you_mean
+from webharness.action_result import ActionErrorKind, ActionResult
+from webharness.actions.computer_use import from_provider
+from webharness.actions.errors import ActionParseError, ProviderActionError
+from webharness.actions.input import (
+    Drag,
+    HoldKey,
+    KeyboardType,
+    KeyDown,
+    KeyUp,
+    MouseClick,
+    MouseDown,
+    MouseMove,
+    MouseUp,
+    Press,
+    Scroll,
+)
+from webharness.actions.models import (
+    AskUser,
+    Check,
+    Click,
+    Done,
+    DragAndDrop,
+    Fill,
+    GoBack,
+    Goto,
+    Hover,
+    Noop,
+    ReportInfeasible,
+    SelectOption,
+    SendMsgToUser,
+    Uncheck,
+    Wait,
+    _Action,
+)
+from webharness.errors import did_you_mean
 
 MAX_ACTION_CHARS = 10_000
-
-
-class ActionKind(str, Enum):
-    """The name of each action of the DSL, as the agent writes it."""
-
-    CLICK = "click"
-    FILL = "fill"
-    SELECT_OPTION = "select_option"
-    CHECK = "check"
-    UNCHECK = "uncheck"
-    HOVER = "hover"
-    PRESS = "press"
-    SCROLL = "scroll"
-    MOUSE_CLICK = "mouse_click"
-    KEYBOARD_TYPE = "keyboard_type"
-    GOTO = "goto"
-    GO_BACK = "go_back"
-    WAIT = "wait"
-    NOOP = "noop"
-    SEND_MSG_TO_USER = "send_msg_to_user"
-    ASK_USER = "ask_user"
-    REPORT_INFEASIBLE = "report_infeasible"
-    DONE = "done"
-
-
-# Groupings the executor and the annotator reason with.
-REF_ACTIONS = frozenset(
-    {
-        ActionKind.CLICK,
-        ActionKind.FILL,
-        ActionKind.SELECT_OPTION,
-        ActionKind.CHECK,
-        ActionKind.UNCHECK,
-        ActionKind.HOVER,
-    }
-)
-ENDING_ACTIONS = frozenset(
-    {ActionKind.SEND_MSG_TO_USER, ActionKind.REPORT_INFEASIBLE, ActionKind.DONE}
-)
-PAGE_FREE_ACTIONS = frozenset(
-    {ActionKind.WAIT, ActionKind.NOOP, ActionKind.ASK_USER} | ENDING_ACTIONS
-)
-
-
-class _Action(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    def dsl(self) -> str:
-        """The action as a DSL string that ``parse_action`` reads back to an equal model."""
-        fields = self.model_dump(exclude={"kind"}, exclude_none=True)
-        args = ", ".join(repr(v) for v in fields.values())
-        return f"{self.kind}({args})"  # type: ignore[attr-defined]
-
-    @property
-    def ref_target(self) -> str | None:
-        """The ref the action targets, None for an action without one."""
-        return getattr(self, "ref", None)
-
-
-class Click(_Action):
-    """``click(ref)``: a trusted click at the centre of the element, after a hit test."""
-
-    kind: Literal["click"] = "click"
-    ref: str
-
-
-class Fill(_Action):
-    """``fill(ref, text)``: replace the value of a text field (or contenteditable)."""
-
-    kind: Literal["fill"] = "fill"
-    ref: str
-    text: str
-
-
-class SelectOption(_Action):
-    """``select_option(ref, option)``: choose an option by its label or value."""
-
-    kind: Literal["select_option"] = "select_option"
-    ref: str
-    option: str
-
-
-class Check(_Action):
-    """``check(ref)``: make a checkbox, radio or switch checked."""
-
-    kind: Literal["check"] = "check"
-    ref: str
-
-
-class Uncheck(_Action):
-    """``uncheck(ref)``: make a checkbox or switch unchecked."""
-
-    kind: Literal["uncheck"] = "uncheck"
-    ref: str
-
-
-class Hover(_Action):
-    """``hover(ref)``: move the pointer over the element."""
-
-    kind: Literal["hover"] = "hover"
-    ref: str
-
-
-class Press(_Action):
-    """``press(ref?, key)``: press a key (Playwright's names) on the element or the focus."""
-
-    kind: Literal["press"] = "press"
-    ref: str | None = None  # None: the focused element
-    key: str
-
-    def dsl(self) -> str:
-        """The action as a DSL string (``press('e3', 'Enter')`` or ``press('Enter')``)."""
-        return f"press({self.ref!r}, {self.key!r})" if self.ref else f"press({self.key!r})"
-
-
-class Scroll(_Action):
-    """``scroll(dx, dy)``: scroll the page by this many CSS pixels."""
-
-    kind: Literal["scroll"] = "scroll"
-    dx: float
-    dy: float
-
-
-class MouseClick(_Action):
-    """``mouse_click(x, y)``: a click at a point of the viewport, in CSS pixels."""
-
-    kind: Literal["mouse_click"] = "mouse_click"
-    x: float
-    y: float
-
-
-class KeyboardType(_Action):
-    """``keyboard_type(text)``: type into whatever has the focus."""
-
-    kind: Literal["keyboard_type"] = "keyboard_type"
-    text: str
-
-
-class Goto(_Action):
-    """``goto(url)``: navigate; an origin the task does not allow is refused."""
-
-    kind: Literal["goto"] = "goto"
-    url: str
-
-
-class GoBack(_Action):
-    """``go_back()``: the browser's back button."""
-
-    kind: Literal["go_back"] = "go_back"
-
-
-class Wait(_Action):
-    """``wait(ms)``: let the page run for ``ms`` milliseconds (at most 30 s)."""
-
-    kind: Literal["wait"] = "wait"
-    ms: int = Field(default=1000, ge=0, le=30_000)
-
-
-class Noop(_Action):
-    """``noop()``: do nothing; the page is observed again."""
-
-    kind: Literal["noop"] = "noop"
-
-
-class SendMsgToUser(_Action):
-    """``send_msg_to_user(text)``: the final answer; it ends the episode."""
-
-    kind: Literal["send_msg_to_user"] = "send_msg_to_user"
-    text: str
-
-
-class AskUser(_Action):
-    """``ask_user(question)``: the simulated user's reply comes in ``user_messages``."""
-
-    kind: Literal["ask_user"] = "ask_user"
-    question: str
-
-
-class ReportInfeasible(_Action):
-    """``report_infeasible(reason)``: the agent says the task cannot be done."""
-
-    kind: Literal["report_infeasible"] = "report_infeasible"
-    reason: str
-
-
-class Done(_Action):
-    """``done()``: the agent says the task is done; it ends the episode."""
-
-    kind: Literal["done"] = "done"
-
 
 Action = Annotated[
     Click
@@ -213,9 +58,17 @@ Action = Annotated[
     | Check
     | Uncheck
     | Hover
+    | DragAndDrop
     | Press
+    | KeyDown
+    | KeyUp
+    | HoldKey
     | Scroll
     | MouseClick
+    | MouseMove
+    | MouseDown
+    | MouseUp
+    | Drag
     | KeyboardType
     | Goto
     | GoBack
@@ -229,17 +82,25 @@ Action = Annotated[
 ]
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
-# Positional parameter names per action, as the DSL takes them (BrowserGym's order).
-_SIGNATURES: dict[str, tuple[str, ...]] = {
-    "click": ("ref",),
+# Parameter names per action, in the order the DSL takes them positionally (BrowserGym's).
+SIGNATURES: dict[str, tuple[str, ...]] = {
+    "click": ("ref", "button", "modifiers", "count"),
     "fill": ("ref", "text"),
     "select_option": ("ref", "option"),
     "check": ("ref",),
     "uncheck": ("ref",),
     "hover": ("ref",),
+    "drag_and_drop": ("from_ref", "to_ref"),
     "press": ("ref", "key"),
-    "scroll": ("dx", "dy"),
-    "mouse_click": ("x", "y"),
+    "key_down": ("key",),
+    "key_up": ("key",),
+    "hold_key": ("key", "ms"),
+    "scroll": ("dx", "dy", "x", "y", "modifiers"),
+    "mouse_click": ("x", "y", "button", "count", "modifiers"),
+    "mouse_move": ("x", "y"),
+    "mouse_down": ("button",),
+    "mouse_up": ("button",),
+    "drag": ("path",),
     "keyboard_type": ("text",),
     "goto": ("url",),
     "go_back": (),
@@ -259,22 +120,31 @@ _ALIASES = {
     "delta_x": "dx",
     "delta_y": "dy",
     "wait_ms": "ms",
+    "from_bid": "from_ref",
+    "to_bid": "to_ref",
 }
-
-
-class ActionParseError(WebHarnessError, ValueError):
-    """An action string that is not one call of a known action with literal arguments."""
 
 
 def parse_action(text: object) -> Action:
     """Parse a DSL string (or validate a dict / typed model) into a typed ``Action``.
 
+    A dict with ``kind`` is a typed action's fields. A dict without it is a provider's
+    computer-use action: one with ``type`` is OpenAI's (``{"type": "click", "x": 10, ...}``,
+    or the ``computer_call`` item that holds it), one with ``action`` Anthropic's
+    (``{"action": "left_click", "coordinate": [10, 20]}``, or the ``tool_use`` block
+    that holds it): see ``from_provider``.
+
     >>> parse_action('fill("e12", "Ada Lovelace")')
     Fill(kind='fill', ref='e12', text='Ada Lovelace')
+    >>> parse_action({"type": "double_click", "x": 10, "y": 20})
+    MouseClick(kind='mouse_click', x=10.0, y=20.0, button='left', count=2, modifiers=None)
 
     Raises:
-        ActionParseError: ``text`` is not one of those, or does not make a valid action.
+        ActionParseError: ``text`` is not one of those, or does not make a valid action
+            (a ``ProviderActionError`` for a provider's object).
     """
+    if isinstance(text, dict) and "kind" not in text:
+        return from_provider(text)
     if isinstance(text, (_Action, dict)):
         return _validate(text)
     if not isinstance(text, str):
@@ -287,12 +157,12 @@ def parse_action(text: object) -> Action:
         )
     call = _single_call(text.strip())
     name = call.func.id  # type: ignore[attr-defined]
-    if name not in _SIGNATURES:
-        raise ActionParseError(f"unknown action {name!r}.{did_you_mean(name, _SIGNATURES)}")
+    if name not in SIGNATURES:
+        raise ActionParseError(f"unknown action {name!r}.{did_you_mean(name, SIGNATURES)}")
     fields = _bind(
         name,
-        [_literal(a) for a in call.args],
-        {_ALIASES.get(k.arg or "", k.arg or ""): _literal(k.value) for k in call.keywords},
+        [_argument(name, a) for a in call.args],
+        {_ALIASES.get(k.arg or "", k.arg or ""): _argument(name, k.value) for k in call.keywords},
     )
     return _validate({"kind": name, **fields})
 
@@ -311,6 +181,21 @@ def _single_call(text: str) -> ast.Call:
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
         raise ActionParseError(f"expected one call such as click('e12'), got {text[:80]!r}")
     return call
+
+
+def _argument(action: str, node: ast.expr) -> Any:
+    if action == "drag" and isinstance(node, (ast.List, ast.Tuple)):
+        return [_point(point) for point in node.elts]
+    return _literal(node)
+
+
+def _point(node: ast.expr) -> list[Any]:
+    if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == 2:
+        return [_literal(coordinate) for coordinate in node.elts]
+    raise ActionParseError(
+        f"a path is a list of [x, y] points, such as [[10, 20], [200, 20]]; got "
+        f"{type(node).__name__} in it"
+    )
 
 
 def _literal(node: ast.expr) -> Any:
@@ -336,7 +221,7 @@ def _literal(node: ast.expr) -> Any:
 
 
 def _bind(name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-    params = _SIGNATURES[name]
+    params = SIGNATURES[name]
     if name == "press" and len(args) == 1 and "key" not in kwargs:
         params = ("key",)  # press("Enter") acts on the focused element
     if len(args) > len(params):
@@ -345,7 +230,7 @@ def _bind(name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         )
     fields = dict(zip(params, args))
     for key, value in kwargs.items():
-        if key not in _SIGNATURES[name] or key in fields:
+        if key not in SIGNATURES[name] or key in fields:
             raise ActionParseError(f"{name}() got an unexpected or repeated argument {key!r}")
         fields[key] = value
     return fields
@@ -360,3 +245,24 @@ def _validate(fields: _Action | dict[str, Any]) -> Action:
         )
         kind = fields.get("kind") if isinstance(fields, dict) else getattr(fields, "kind", None)
         raise ActionParseError(f"invalid action {kind!r}: {problems}") from None
+
+
+def step_action(action: object) -> tuple[Action, ActionResult | None]:
+    """What ``env.step`` runs for the agent's output, and why not when it is no action.
+
+    Returns the typed action and None, or ``noop()`` and the failed result that says why
+    there is no action.
+
+    An output that is no action is ``unparseable``; a provider's object that is read as
+    one but does not make a valid action (a field missing, unknown or mistyped) is the
+    agent's ``invalid_argument``.
+    """
+    try:
+        return parse_action(action), None
+    except ProviderActionError as exc:
+        return Noop(), ActionResult.failed(ActionErrorKind.INVALID_ARGUMENT, str(exc))
+    except ActionParseError as exc:
+        return Noop(), ActionResult.failed(ActionErrorKind.UNPARSEABLE, str(exc))
+    except (RecursionError, MemoryError) as exc:  # a pathologically nested string
+        message = f"not a single action call: too deeply nested ({type(exc).__name__})"
+        return Noop(), ActionResult.failed(ActionErrorKind.UNPARSEABLE, message)
