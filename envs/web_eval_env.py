@@ -225,7 +225,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             except Exception as exc:  # the browser died or hung: the harness's fault
                 return self._runtime_failure(episode, action, exc)
             success = episode.success()
-        shown = parsed if isinstance(action, dict) and refused is None else action  # a DSL
+        shown = parsed if isinstance(action, dict) and refused is None else action  # as DSL
         info = self._info(episode, observed, shown, result, success)
         if terminated or truncated:
             self._ended = True
@@ -344,7 +344,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         info = {
             "task": episode.task.instance,
             "semantic_state": observed.state,
-            "action": action.dsl() if isinstance(action, A._Action) else action,
+            "action": A.action_text(action),
             "action_result": result,
             "success": episode.success() if success is None else success,
             "step": self._steps,

@@ -297,3 +297,10 @@ def test_step_action_makes_a_provider_error_the_agents_invalid_argument():
 def test_key_spellings_become_playwrights_names(spelling, key):
     assert A.normalize_key(spelling) == key
     assert A.Press(key=spelling).key == key
+
+
+def test_the_trace_writes_an_action_as_dsl_and_an_object_that_made_none_as_json():
+    assert A.action_text(A.MouseClick(x=1, y=2, count=2)) == "mouse_click(1.0, 2.0, count=2)"
+    assert A.action_text("click('e1')") == "click('e1')"
+    assert A.action_text({"type": "clik"}) == '{"type": "clik"}'
+    assert A.action_text(None) is None

@@ -4,6 +4,7 @@ pointer-captured slider included), and a point off the viewport sends nothing.""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -295,3 +296,4 @@ def test_provider_objects_are_step_input_on_a_built_in_env(make_env):
     *_, info = env.step({"action": "left_click", "coordinate": [10, 10], "modifier": "shift"})
     assert info["action_result"].error is ActionErrorKind.INVALID_ARGUMENT
     assert "field 'modifier' is not a field" in info["action_result"].message
+    assert json.loads(info["action"])["modifier"] == "shift"  # kept, for the trace, as JSON

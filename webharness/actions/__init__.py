@@ -59,6 +59,7 @@ from webharness.actions.parse import (
     ACTION_ADAPTER,
     MAX_ACTION_CHARS,
     Action,
+    action_text,
     parse_action,
     step_action,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "SendMsgToUser",
     "Uncheck",
     "Wait",
+    "action_text",
     "from_anthropic_computer",
     "from_openai_computer",
     "from_provider",

@@ -9,6 +9,7 @@ a provider's computer-use action object (``webharness.actions.computer_use``).
 from __future__ import annotations
 
 import ast
+import json
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -266,3 +267,19 @@ def step_action(action: object) -> tuple[Action, ActionResult | None]:
     except (RecursionError, MemoryError) as exc:  # a pathologically nested string
         message = f"not a single action call: too deeply nested ({type(exc).__name__})"
         return Noop(), ActionResult.failed(ActionErrorKind.UNPARSEABLE, message)
+
+
+def action_text(action: object) -> str | None:
+    """How ``info["action"]`` and the trace write the agent's output.
+
+    A typed action as its DSL, a string as given, None as None, anything else (a dict
+    that made no action) as JSON, cut to ``MAX_ACTION_CHARS``.
+    """
+    if action is None or isinstance(action, str):
+        return action
+    if isinstance(action, _Action):
+        return action.dsl()
+    try:
+        return json.dumps(action, default=str)[:MAX_ACTION_CHARS]
+    except (TypeError, ValueError, RecursionError):  # a circular or pathological object
+        return repr(action)[:MAX_ACTION_CHARS]
