@@ -183,7 +183,10 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         raise AssertionError("unreachable")
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        """Run one action (a DSL string or a typed ``Action``) and observe the page after it.
+        """Run one action and observe the page after it.
+
+        The action is a DSL string, a typed ``Action``, or a provider's computer-use
+        action object (``webharness.actions.from_provider``).
 
         An action that fails is no exception: its error is in ``info["action_result"]`` and
         ``obs["last_action_error"]``. The reward comes at the end (see ``_reward``), with
@@ -194,16 +197,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         if episode is None or self._ended or self._runtime is None:
             raise ResetNeeded("call reset() before step(), and again after an episode has ended")
         self._steps += 1
-        parse_error: str | None = None
-        try:
-            parsed = A.parse_action(action)
-        except A.ActionParseError as exc:
-            parsed, parse_error = A.Noop(), str(exc)
-        except (RecursionError, MemoryError) as exc:  # a pathologically nested string
-            parsed, parse_error = (
-                A.Noop(),
-                f"not a single action call: too deeply nested ({type(exc).__name__})",
-            )
+        parsed, refused = A.step_action(action)
         try:
             label = action if isinstance(action, str) else None
             result, observed = self._runtime.run(
@@ -211,11 +205,11 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             )
         except Exception as exc:  # the browser died or hung: the harness's fault
             return self._runtime_failure(episode, action, exc)
-        if parse_error is not None:
-            result = ActionResult.failed(ActionErrorKind.UNPARSEABLE, parse_error)
+        if refused is not None:
+            result = refused
         success = episode.success()
         page = page_outcome(episode.task.spec.success, episode.criteria_context())
-        ended_by = _ENDED_BY.get(A.ActionKind(parsed.kind)) if parse_error is None else None
+        ended_by = _ENDED_BY.get(A.ActionKind(parsed.kind)) if refused is None else None
         if ended_by is None and self.auto_terminate and success:
             ended_by = EndedBy.CRITERIA
         if ended_by is None and page is not None and page.done:
@@ -231,7 +225,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             except Exception as exc:  # the browser died or hung: the harness's fault
                 return self._runtime_failure(episode, action, exc)
             success = episode.success()
-        info = self._info(episode, observed, action, result, success)
+        shown = parsed if isinstance(action, dict) and refused is None else action  # as DSL
+        info = self._info(episode, observed, shown, result, success)
         if terminated or truncated:
             self._ended = True
             info["episode_end"] = EpisodeEnd(
@@ -349,7 +344,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         info = {
             "task": episode.task.instance,
             "semantic_state": observed.state,
-            "action": action.dsl() if isinstance(action, A._Action) else action,
+            "action": A.action_text(action),
             "action_result": result,
             "success": episode.success() if success is None else success,
             "step": self._steps,

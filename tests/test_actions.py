@@ -15,9 +15,17 @@ EXAMPLES = {
     "check('e1')": ActionKind.CHECK,
     "uncheck('e1')": ActionKind.UNCHECK,
     "hover('e1')": ActionKind.HOVER,
+    "drag_and_drop('e1', 'e2')": ActionKind.DRAG_AND_DROP,
     "press('e1', 'Enter')": ActionKind.PRESS,
+    "key_down('Shift')": ActionKind.KEY_DOWN,
+    "key_up('Shift')": ActionKind.KEY_UP,
+    "hold_key('ArrowRight', 300)": ActionKind.HOLD_KEY,
     "scroll(0, 300)": ActionKind.SCROLL,
     "mouse_click(10, 20.5)": ActionKind.MOUSE_CLICK,
+    "mouse_move(10, 20)": ActionKind.MOUSE_MOVE,
+    "mouse_down()": ActionKind.MOUSE_DOWN,
+    "mouse_up('right')": ActionKind.MOUSE_UP,
+    "drag([[10, 20], [30, 40.5]])": ActionKind.DRAG,
     "keyboard_type('hi')": ActionKind.KEYBOARD_TYPE,
     "goto('/x')": ActionKind.GOTO,
     "go_back()": ActionKind.GO_BACK,
@@ -57,7 +65,7 @@ def test_typed_actions_and_dicts_are_accepted():
         ("clik('e1')", "Did you mean: 'click'"),
         ("click(e1)", "literals"),
         ("fill('e1')", "text"),
-        ("click('e1', 'e2')", "takes 1 arguments"),
+        ("hover('e1', 'e2')", "takes 1 arguments"),
         ("wait(-5)", "wait"),
         ("os.system('x')", "one call"),
     ],
@@ -97,7 +105,7 @@ def test_a_parser_system_error_on_deep_nesting_is_an_action_parse_error(monkeypa
     import ast
     import types
 
-    import webharness.actions as actions_module
+    import webharness.actions.parse as actions_module
 
     def broken_parse(*args, **kwargs):
         raise SystemError("AST constructor recursion depth mismatch (before=36, after=-1323)")

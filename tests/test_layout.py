@@ -28,6 +28,7 @@ MAX_LINES = 400
 VOCABULARY = "webharness.<vocabulary>"
 LAYERS: tuple[tuple[str, ...], ...] = (
     (VOCABULARY,),
+    ("webharness.actions",),  # the action space: part of the vocabulary, over its errors
     ("webharness.trace",),
     ("webharness.spec",),
     ("webharness.reporting", "webharness.miniwob"),  # offline records; the MiniWoB++ pack

@@ -619,6 +619,43 @@ def test_mouse_click_is_resolved_by_hit_testing_the_state_before() -> None:
     assert action_signature(trace, 5).same_effect(action_signature(golden("form"), 5))
 
 
+def test_a_double_click_or_a_right_click_is_not_the_same_effect_as_a_click() -> None:
+    trace = golden("form")
+    save = trace.steps[4].state.elements[-1].model_copy(update={"bbox": (10.0, 200.0, 80.0, 30.0)})
+    trace.steps[4].state.elements[-1] = save
+    click = action_signature(golden("form"), 5)
+    for action, effect, value in [
+        ("mouse_click(50, 210, count=2)", "double_click", None),
+        ("mouse_click(50, 210, button='right')", "mouse_click", "right"),
+    ]:
+        trace.steps[5].action = action
+        sig = action_signature(trace, 5)
+        assert (sig.effect, sig.value, sig.name) == (effect, value, save.name)
+        assert not sig.same_effect(click)
+
+
+def test_a_pointer_move_and_a_drag_are_hit_tested_where_they_start() -> None:
+    trace = golden("form")
+    save = trace.steps[4].state.elements[-1].model_copy(update={"bbox": (10.0, 200.0, 80.0, 30.0)})
+    trace.steps[4].state.elements[-1] = save
+    for action in ("mouse_move(50, 210)", "drag([[50, 210], [500, 600]])"):
+        trace.steps[5].action = action
+        assert (action_signature(trace, 5).role, action_signature(trace, 5).name) == (
+            save.role,
+            save.name,
+        )
+    trace.steps[5].action = "drag([[900, 900], [5, 5]])"
+    assert action_signature(trace, 5).value == "900,900"  # nothing there: the point
+
+
+def test_drag_and_drop_is_read_as_its_two_elements() -> None:
+    trace = golden("form")
+    first, last = trace.steps[4].state.elements[0], trace.steps[4].state.elements[-1]
+    trace.steps[5].action = f"drag_and_drop({first.ref!r}, {last.ref!r})"
+    sig = action_signature(trace, 5)
+    assert (sig.role, sig.name, sig.value) == (first.role, first.name, f"{last.role} {last.name}")
+
+
 # --- progress curve --------------------------------------------------------------------
 
 

@@ -340,6 +340,23 @@ def test_action_no_effect_on_enabled_control_is_an_execution_failure() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "action", ["drag_and_drop('e4', 'e1')", "drag([[10, 10], [200, 10]])", "hold_key('a', 100)"]
+)
+def test_a_drag_or_a_held_key_that_changes_nothing_is_action_no_effect(action: str) -> None:
+    start = form(extra=(el("e4", "link", "Help"),))
+    trace = run((action, start, NO_CHANGE), ("done()", start, NO_CHANGE), start=start)
+    assert (1, FailureCode.ACTION_NO_EFFECT) in codes(annotate(trace))
+
+
+@pytest.mark.parametrize(
+    "action", ["mouse_move(10, 10)", "mouse_down()", "mouse_up()", "key_down('Shift')"]
+)
+def test_a_part_of_a_gesture_that_changes_nothing_is_not_action_no_effect(action: str) -> None:
+    trace = run((action, form(), NO_CHANGE), ("done()", form(), NO_CHANGE))
+    assert (1, FailureCode.ACTION_NO_EFFECT) not in codes(annotate(trace))
+
+
 def test_click_on_a_heading_is_a_perception_failure() -> None:
     # The page found e8 (no ref error) but the agent saw no control with that ref: a heading.
     trace = run(('click("e8")', form(), NO_CHANGE), ("done()", form(), NO_CHANGE))

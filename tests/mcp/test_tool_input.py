@@ -3,9 +3,14 @@ work: an unknown tool, a missing ``target``, a wrong type, an unknown argument."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from webharness import actions as A
 from webharness.mcp import EpisodeConfig, McpEpisode, ToolRunner, served_tools
+from webharness.mcp.catalogue import ToolInputError
+from webharness.mcp.translate import TRANSLATORS
 
 
 @pytest.fixture
@@ -54,11 +59,54 @@ def test_an_unknown_argument_is_named(runner: ToolRunner) -> None:
 
 
 def test_what_webharness_cannot_do_is_an_error_saying_so(runner: ToolRunner) -> None:
-    drag = {"startTarget": "e1", "endTarget": "e2"}
-    assert "webharness cannot drag and drop" in error_text(runner, "browser_drag", drag)
-    assert "cannot double-click" in error_text(
-        runner, "browser_click", {"target": "e1", "doubleClick": True}
-    )
+    two = {"target": "e1", "values": ["a", "b"]}
+    assert "webharness cannot select 2 options" in error_text(runner, "browser_select_option", two)
+    with pytest.raises(ToolInputError, match="'clickCount' is 1, 2 or 3, not 4"):
+        TRANSLATORS["browser_mouse_click_xy"]({"x": 5, "y": 5, "clickCount": 4})
+
+
+@pytest.mark.parametrize(
+    "name, arguments, action",
+    [
+        ("browser_click", {"target": "e1", "doubleClick": True}, A.Click(ref="e1", count=2)),
+        ("browser_click", {"ref": "e1", "button": "right"}, A.Click(ref="e1", button="right")),
+        (
+            "browser_click",
+            {"target": "e1", "modifiers": ["Control", "Shift"]},
+            A.Click(ref="e1", modifiers="Control+Shift"),
+        ),
+        (
+            "browser_drag",
+            {"startTarget": "e1", "endTarget": "e2", "startElement": "a", "endElement": "b"},
+            A.DragAndDrop(from_ref="e1", to_ref="e2"),
+        ),
+        (
+            "browser_drag",
+            {"startRef": "e1", "endRef": "e2"},
+            A.DragAndDrop(from_ref="e1", to_ref="e2"),
+        ),
+        ("browser_mouse_move_xy", {"x": 5, "y": 6}, A.MouseMove(x=5, y=6)),
+        (
+            "browser_mouse_drag_xy",
+            {"startX": 1, "startY": 2, "endX": 30, "endY": 40},
+            A.Drag(path=((1, 2), (30, 40))),
+        ),
+        (
+            "browser_mouse_click_xy",
+            {"x": 5, "y": 6, "button": "middle", "clickCount": 3},
+            A.MouseClick(x=5, y=6, button="middle", count=3),
+        ),
+    ],
+)
+def test_the_pointer_tools_are_the_pointer_actions(
+    name: str, arguments: dict[str, Any], action: A.Action
+) -> None:
+    assert TRANSLATORS[name](arguments) == [action]
+
+
+def test_a_drag_without_its_end_names_the_argument(runner: ToolRunner) -> None:
+    text = error_text(runner, "browser_drag", {"startTarget": "e1"})
+    assert "argument 'endTarget' is missing (or its older name 'endRef')" in text
 
 
 def test_the_vision_tools_are_served_with_the_vision_capability_only() -> None:

@@ -35,6 +35,9 @@ def texts(browser: None) -> dict[str, Any]:
             await call("blocked", "browser_navigate", {"url": "https://example.com/"})
             await call("wheel", "browser_mouse_wheel", {"deltaX": 0, "deltaY": 100})
             await call("move", "browser_mouse_move_xy", {"x": 5, "y": 5})
+            drag = {"startX": 5, "startY": 5, "endX": 50, "endY": 5}
+            await call("drag", "browser_mouse_drag_xy", drag)
+            await call("off_screen", "browser_mouse_move_xy", {"x": 5000, "y": 5})
             await call("ask", "webharness_ask_user", {"question": "Which country?"})
             await call("done", "webharness_done", {})
             await call("after_end", "browser_click", {"target": "e9"})
@@ -77,10 +80,11 @@ def test_a_screenshot_is_an_image_and_takes_no_step(texts: dict[str, Any]) -> No
     assert texts["screenshot"].content[1].mime_type == "image/png"
 
 
-def test_vision_tools_scroll_or_say_they_cannot(texts: dict[str, Any]) -> None:
+def test_vision_tools_scroll_move_and_drag_the_pointer(texts: dict[str, Any]) -> None:
     assert not texts["wheel"].is_error
-    assert texts["move"].is_error
-    assert "webharness cannot move the mouse" in text_of(texts["move"])
+    assert not texts["move"].is_error and not texts["drag"].is_error
+    assert texts["off_screen"].is_error
+    assert "(5000.0, 5.0) is outside the" in text_of(texts["off_screen"])
 
 
 def test_asking_the_user_returns_a_result(texts: dict[str, Any]) -> None:

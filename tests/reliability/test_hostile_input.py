@@ -17,6 +17,7 @@ from tests.reliability.conftest import hostile_env
 from webharness import TaskSpecError, load_task, task_names
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind
+from webharness.actions.parse import SIGNATURES
 from webharness.diagnosis.failures import ERROR_CODES, FailureCode
 from webharness.spec.catalogue import task_dir
 
@@ -84,7 +85,7 @@ _UNICODE = [
 
 def _strings() -> st.SearchStrategy[str]:
     names = st.sampled_from(
-        [*A._SIGNATURES, "exec", "eval", "__import__", "open", "getattr", "compile"]
+        [*SIGNATURES, "exec", "eval", "__import__", "open", "getattr", "compile"]
     )
     args = st.lists(
         st.one_of(
@@ -151,9 +152,9 @@ _ARGUMENT = {
     "ms": st.integers(-(10**6), 10**6),
 }
 _ARGUMENT["dy"] = _ARGUMENT["x"] = _ARGUMENT["y"] = _ARGUMENT["dx"]
-_ON_A_SCENARIO = st.sampled_from(sorted(A._SIGNATURES)).flatmap(
+_ON_A_SCENARIO = st.sampled_from(sorted(SIGNATURES)).flatmap(
     lambda name: st.tuples(
-        *(_ARGUMENT.get(param, st.text(max_size=200)) for param in A._SIGNATURES[name])
+        *(_ARGUMENT.get(param, st.text(max_size=200)) for param in SIGNATURES[name])
     ).map(lambda args: f"{name}({', '.join(map(repr, args))})")
 )
 

@@ -7,9 +7,11 @@ import copy
 import numpy as np
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from webharness import TaskSpecError, load_task, task_names
 from webharness.spec.catalogue import get_task, task_dir
+from webharness.spec.steps import GoldenStep, step_action
 from webharness.spec.task_spec import instantiate
 
 FORM = yaml.safe_load((task_dir("form") / "task.yaml").read_text())
@@ -97,3 +99,21 @@ def test_a_task_loaded_from_elsewhere_serves_the_site_next_to_its_file(tmp_path,
     finally:
         env.close()
     assert info["semantic_state"].title == "Mine" and info["success"]
+
+
+@pytest.mark.parametrize("action", ["drag", "drag_and_drop", "hold_key"])
+def test_a_step_refuses_an_action_one_target_and_value_cannot_write(action):
+    with pytest.raises(ValidationError, match=f"action '{action}' cannot be a step yet"):
+        GoldenStep.model_validate({"action": action, "target": {"role": "button", "name": "x"}})
+
+
+@pytest.mark.parametrize(
+    "fields, dsl",
+    [
+        ({"action": "key_down", "value": "shift"}, "key_down('Shift')"),
+        ({"action": "mouse_up", "value": "right"}, "mouse_up(button='right')"),
+        ({"action": "mouse_move", "value": "10,20"}, "mouse_move(10.0, 20.0)"),
+    ],
+)
+def test_a_step_writes_the_value_of_a_pointer_or_key_action(fields, dsl):
+    assert step_action(GoldenStep.model_validate(fields), None).dsl() == dsl

@@ -32,10 +32,12 @@ fill(ref, text) - clear a text field and type text into it
 select_option(ref, option) - choose an option of a native select (a combobox with option children)
 check(ref) / uncheck(ref) - tick or untick a checkbox or radio button
 hover(ref) - move the mouse over an element
-press(ref, key) or press(key) - press a key such as "Enter", "Tab", "Escape", "ArrowDown" \
+drag_and_drop(from_ref, to_ref) - drag an element onto another
+press(ref, key) or press(key) - press a key such as "Enter", "Tab", "ArrowDown" or "Control+a" \
 (on the focused element when no ref)
 scroll(dx, dy) - scroll the page by pixels (dy > 0 scrolls down)
-mouse_click(x, y) - click at page coordinates
+mouse_click(x, y) - click at page coordinates; mouse_click(x, y, button="right", count=2) \
+for another button or a double click
 keyboard_type(text) - type text into the focused element
 goto(url) - open a URL
 go_back() - go back one page

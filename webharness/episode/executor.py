@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -19,68 +18,13 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind as K
 from webharness.action_result import ActionResult
+from webharness.actions.keys import is_valid_key
 from webharness.browser.page_session import NAVIGATION_EVENT_GRACE_S, PageSession
+from webharness.episode.input_actions import INPUT_HANDLERS, MAX_TYPED_CHARS, held_keys
+from webharness.episode.targets import ActionFailed, ExecContext, locate, require_enabled
 from webharness.origins import origin_of
 
-MAX_TYPED_CHARS = 5_000
-_NAMED_KEYS = frozenset(
-    [
-        "Enter",
-        "Tab",
-        "Escape",
-        "Backspace",
-        "Delete",
-        "Insert",
-        "Home",
-        "End",
-        "PageUp",
-        "PageDown",
-        "ArrowUp",
-        "ArrowDown",
-        "ArrowLeft",
-        "ArrowRight",
-        "Space",
-        "Shift",
-        "Control",
-        "Alt",
-        "Meta",
-        "ControlOrMeta",
-        *(f"F{i}" for i in range(1, 13)),
-    ]
-)
-
-
-def is_valid_key(combo: str) -> bool:
-    """A key or combination Playwright can press: "Enter", "a", "Control+Shift+K".
-
-    A single character must be on Playwright's US layout: printable ASCII, or a newline
-    (Enter). It knows no other ("é", a control character): ``keyboard_type`` types them.
-    """
-    parts = combo.split("+") if combo != "+" else ["+"]
-    return bool(parts) and all(p in _NAMED_KEYS or _on_the_layout(p) for p in parts)
-
-
-def _on_the_layout(char: str) -> bool:
-    return len(char) == 1 and (" " <= char <= "~" or char in "\n\r")
-
-
-@dataclass
-class ExecContext:
-    """What the executor needs to know about the episode."""
-
-    max_ref: int  # refs e1..e<max_ref> have all been shown to the agent this episode
-    allowed_origins: tuple[str, ...]  # origins a goto may reach
-    timeout_ms: float = 5_000
-
-
-class ActionFailed(Exception):
-    """Internal: ends an action with an error kind; turned into an ActionResult."""
-
-    def __init__(self, kind: K, message: str) -> None:
-        super().__init__(message)
-        self.kind, self.message = kind, message
-
-
+__all__ = ["ActionFailed", "ExecContext", "Handler", "execute", "is_valid_key"]
 Handler = Callable[[PageSession, Any, ExecContext], Awaitable[None]]
 
 
@@ -117,73 +61,31 @@ def _cut_short_by_the_page(action: Any) -> ActionResult:
     )
 
 
-# --- locating elements ----------------------------------------------------------------
-async def _locate(session: PageSession, ref: str, ctx: ExecContext) -> dict[str, Any]:
-    try:
-        found = await session.call_agent("locate", ref)
-    except PlaywrightError:
-        found = {"status": "stale"}  # the document changed under us
-    status = found["status"]
-    if status == "unknown":
-        if _was_shown(ref, ctx):
-            raise ActionFailed(
-                K.STALE_REF,
-                f"element {ref} is gone: it was in an earlier observation but the page has "
-                "changed since. Use a ref from the current observation.",
-            )
-        raise ActionFailed(
-            K.UNKNOWN_REF,
-            f"no element has ref {ref!r}; use a ref shown in the current accessibility tree",
-        )
-    if status == "stale":
-        raise ActionFailed(
-            K.STALE_REF,
-            f"element {ref} is gone: it was replaced since the observation it came from. "
-            "Use a ref from the current observation.",
-        )
-    if status == "hidden":
-        raise ActionFailed(K.NOT_VISIBLE, f"element {ref} is not visible on the page")
-    if status == "covered":
-        raise ActionFailed(
-            K.NOT_INTERACTABLE,
-            f"element {ref} ({found['label']}) is covered by {found['coveredBy']}, "
-            "which would receive the click",
-        )
-    return found
-
-
-def _was_shown(ref: str, ctx: ExecContext) -> bool:
-    number = ref[1:] if ref.startswith("e") else ""
-    return number.isdigit() and 0 < int(number) <= ctx.max_ref
-
-
-def _require_enabled(ref: str, found: dict[str, Any]) -> None:
-    if found["disabled"]:
-        raise ActionFailed(K.NOT_INTERACTABLE, f"element {ref} ({found['label']}) is disabled")
-
-
 # --- handlers -------------------------------------------------------------------------
 async def _click(session: PageSession, action: A.Click, ctx: ExecContext) -> None:
-    found = await _locate(session, action.ref, ctx)
+    found = await locate(session, action.ref, ctx)
     # A disabled control is still clicked, as a person would: the page decides what
     # happens, and "no effect" shows in state_changed rather than as an error here.
-    await session.page.mouse.click(found["x"], found["y"])
+    async with held_keys(session, action.modifiers):
+        await session.page.mouse.click(
+            found["x"], found["y"], button=action.button, click_count=action.count
+        )
 
 
 async def _hover(session: PageSession, action: A.Hover, ctx: ExecContext) -> None:
-    found = await _locate(session, action.ref, ctx)
+    found = await locate(session, action.ref, ctx)
     await session.page.mouse.move(found["x"], found["y"])
 
 
 async def _fill(session: PageSession, action: A.Fill, ctx: ExecContext) -> None:
-    found = await _locate(session, action.ref, ctx)
+    found = await locate(session, action.ref, ctx)
     if not found["editable"]:
         raise ActionFailed(
             K.UNSUPPORTED_CONTROL,
             f"element {action.ref} ({found['label']}) does not take text; "
             "fill() works on text fields and editors",
         )
-    _require_enabled(action.ref, found)
+    require_enabled(action.ref, found)
     if len(action.text) > MAX_TYPED_CHARS:
         raise ActionFailed(
             K.INVALID_ARGUMENT,
@@ -198,8 +100,8 @@ async def _fill(session: PageSession, action: A.Fill, ctx: ExecContext) -> None:
 
 
 async def _select_option(session: PageSession, action: A.SelectOption, ctx: ExecContext) -> None:
-    found = await _locate(session, action.ref, ctx)
-    _require_enabled(action.ref, found)
+    found = await locate(session, action.ref, ctx)
+    require_enabled(action.ref, found)
     result = await session.call_agent("selectOption", action.ref, action.option)
     if result["status"] == "unsupported":
         raise ActionFailed(
@@ -220,13 +122,13 @@ async def _select_option(session: PageSession, action: A.SelectOption, ctx: Exec
 
 
 async def _set_checked(session: PageSession, ref: str, want: bool, ctx: ExecContext) -> None:
-    found = await _locate(session, ref, ctx)
+    found = await locate(session, ref, ctx)
     if found["checked"] is None:
         raise ActionFailed(
             K.UNSUPPORTED_CONTROL,
             f"element {ref} ({found['label']}) is not a checkbox, radio or switch",
         )
-    _require_enabled(ref, found)
+    require_enabled(ref, found)
     if found["checked"] != want:
         await session.page.mouse.click(found["x"], found["y"])
 
@@ -237,42 +139,6 @@ async def _check(session: PageSession, action: A.Check, ctx: ExecContext) -> Non
 
 async def _uncheck(session: PageSession, action: A.Uncheck, ctx: ExecContext) -> None:
     await _set_checked(session, action.ref, False, ctx)
-
-
-async def _press(session: PageSession, action: A.Press, ctx: ExecContext) -> None:
-    if action.ref is not None:
-        await _locate(session, action.ref, ctx)
-        await session.call_agent("focus", action.ref)
-    if not is_valid_key(action.key):
-        raise ActionFailed(
-            K.INVALID_ARGUMENT,
-            f"unknown key {action.key!r}; use names like Enter, Tab, Escape, ArrowDown, "
-            "Control+A, or one printable ASCII character (keyboard_type types any text)",
-        )
-    await session.page.keyboard.press(action.key)
-
-
-async def _scroll(session: PageSession, action: A.Scroll, ctx: ExecContext) -> None:
-    await session.call_agent("scrollBy", action.dx, action.dy)
-
-
-async def _mouse_click(session: PageSession, action: A.MouseClick, ctx: ExecContext) -> None:
-    size = session.page.viewport_size or {"width": 0, "height": 0}
-    if not (0 <= action.x < size["width"] and 0 <= action.y < size["height"]):
-        raise ActionFailed(
-            K.INVALID_ARGUMENT,
-            f"({action.x}, {action.y}) is outside the {size['width']}×{size['height']} viewport",
-        )
-    await session.page.mouse.click(action.x, action.y)
-
-
-async def _keyboard_type(session: PageSession, action: A.KeyboardType, ctx: ExecContext) -> None:
-    if len(action.text) > MAX_TYPED_CHARS:
-        raise ActionFailed(
-            K.INVALID_ARGUMENT,
-            f"text is {len(action.text)} characters; the limit is {MAX_TYPED_CHARS}",
-        )
-    await session.page.keyboard.type(action.text)
 
 
 async def _goto(session: PageSession, action: A.Goto, ctx: ExecContext) -> None:
@@ -341,10 +207,7 @@ _HANDLERS: dict[A.ActionKind, Handler] = {
     A.ActionKind.CHECK: _check,
     A.ActionKind.UNCHECK: _uncheck,
     A.ActionKind.HOVER: _hover,
-    A.ActionKind.PRESS: _press,
-    A.ActionKind.SCROLL: _scroll,
-    A.ActionKind.MOUSE_CLICK: _mouse_click,
-    A.ActionKind.KEYBOARD_TYPE: _keyboard_type,
+    **INPUT_HANDLERS,
     A.ActionKind.GOTO: _goto,
     A.ActionKind.GO_BACK: _go_back,
     A.ActionKind.WAIT: _wait,

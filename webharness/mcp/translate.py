@@ -36,14 +36,15 @@ def cannot(what: str) -> ToolInputError:
 
 
 def _click(args: dict[str, Any]) -> list[A.Action]:
-    ref = element_ref(args)
-    if args.get("doubleClick"):
-        raise cannot("double-click (browser_click doubleClick=true)")
-    if args.get("button", "left") != "left":
-        raise cannot(f"click with the {args['button']} button")
-    if args.get("modifiers"):
-        raise cannot("click with modifier keys")
-    return [A.Click(ref=ref)]
+    modifiers = "+".join(args.get("modifiers") or []) or None
+    return [
+        A.Click(
+            ref=element_ref(args),
+            button=args.get("button", "left"),
+            count=2 if args.get("doubleClick") else 1,
+            modifiers=modifiers,
+        )
+    ]
 
 
 def _type(args: dict[str, Any]) -> list[A.Action]:
@@ -81,16 +82,25 @@ def _wait(args: dict[str, Any]) -> list[A.Action]:
 
 
 def _mouse_click(args: dict[str, Any]) -> list[A.Action]:
-    if args.get("button", "left") != "left" or args.get("clickCount", 1) != 1:
-        raise cannot("click at a point with another button or more than one click")
-    return [A.MouseClick(x=float(args["x"]), y=float(args["y"]))]
+    count = args.get("clickCount", 1)
+    if count not in (1, 2, 3):
+        raise ToolInputError(f"argument 'clickCount' is 1, 2 or 3, not {count!r}")
+    # ``delay`` (between press and release) is not kept: the click is as quick as ever
+    return [
+        A.MouseClick(
+            x=float(args["x"]), y=float(args["y"]), button=args.get("button", "left"), count=count
+        )
+    ]
 
 
-def _unsupported(what: str) -> Translator:
-    def refuse(args: dict[str, Any]) -> list[A.Action]:
-        raise cannot(what)
+def _drag_xy(args: dict[str, Any]) -> list[A.Action]:
+    start = (float(args["startX"]), float(args["startY"]))
+    return [A.Drag(path=(start, (float(args["endX"]), float(args["endY"]))))]
 
-    return refuse
+
+def _drag(args: dict[str, Any]) -> list[A.Action]:
+    source = element_ref(args, "startTarget", "startRef")
+    return [A.DragAndDrop(from_ref=source, to_ref=element_ref(args, "endTarget", "endRef"))]
 
 
 TRANSLATORS: dict[str, Translator] = {
@@ -100,13 +110,13 @@ TRANSLATORS: dict[str, Translator] = {
     "browser_select_option": _select,
     "browser_press_key": lambda args: [A.Press(key=args["key"])],
     "browser_hover": lambda args: [A.Hover(ref=element_ref(args))],
-    "browser_drag": _unsupported("drag and drop between elements (browser_drag)"),
+    "browser_drag": _drag,
     "browser_navigate": lambda args: [A.Goto(url=args["url"])],
     "browser_navigate_back": lambda args: [A.GoBack()],
     "browser_wait_for": _wait,
     "browser_mouse_click_xy": _mouse_click,
-    "browser_mouse_move_xy": _unsupported("move the mouse to a point (browser_mouse_move_xy)"),
-    "browser_mouse_drag_xy": _unsupported("drag the mouse (browser_mouse_drag_xy)"),
+    "browser_mouse_move_xy": lambda args: [A.MouseMove(x=float(args["x"]), y=float(args["y"]))],
+    "browser_mouse_drag_xy": _drag_xy,
     "browser_mouse_wheel": lambda args: [
         A.Scroll(dx=float(args.get("deltaX", 0)), dy=float(args.get("deltaY", 0)))
     ],

@@ -40,7 +40,7 @@ class GoldenStep(BaseModel):
     action: ActionKind = Field(strict=False)  # from its name, as YAML and JSON write it
     target: Target | None = None
     value: str | bool | int | float | None = (
-        None  # text, option, key, url, message, ms, "dx,dy", checked
+        None  # text, option, key, url, message, ms, "dx,dy", "x,y", button, checked
     )
     expect: Criterion | None = None  # must hold after the step
     optional: bool = False  # skipped when its target is not on the page
@@ -48,9 +48,18 @@ class GoldenStep(BaseModel):
 
     @model_validator(mode="after")
     def _target_for_ref_actions(self) -> GoldenStep:
+        if self.action in _NOT_A_STEP:
+            raise ValueError(
+                f"action {self.action.value!r} cannot be a step yet: its arguments do not fit "
+                "one target and one value"
+            )
         if self.action in REF_ACTIONS and self.target is None:
             raise ValueError(f"action {self.action.value!r} needs a target (role and name)")
         return self
+
+
+# Actions a step's one target and one value cannot write: two targets, a path, a duration.
+_NOT_A_STEP = frozenset({ActionKind.DRAG_AND_DROP, ActionKind.DRAG, ActionKind.HOLD_KEY})
 
 
 class GoldenPath(BaseModel):
@@ -107,6 +116,10 @@ _VALUE_FIELDS = {
     ActionKind.SEND_MSG_TO_USER: "text",
     ActionKind.SELECT_OPTION: "option",
     ActionKind.PRESS: "key",
+    ActionKind.KEY_DOWN: "key",
+    ActionKind.KEY_UP: "key",
+    ActionKind.MOUSE_DOWN: "button",
+    ActionKind.MOUSE_UP: "button",
     ActionKind.GOTO: "url",
     ActionKind.ASK_USER: "question",
     ActionKind.REPORT_INFEASIBLE: "reason",
@@ -120,7 +133,7 @@ def _value_fields(kind: ActionKind, value: Any) -> dict[str, Any]:
     if kind is ActionKind.SCROLL:
         dx, dy = (float(v) for v in str(value).split(","))
         return {"dx": dx, "dy": dy}
-    if kind is ActionKind.MOUSE_CLICK:
+    if kind in (ActionKind.MOUSE_CLICK, ActionKind.MOUSE_MOVE):
         x, y = (float(v) for v in str(value).split(","))
         return {"x": x, "y": y}
     name = _VALUE_FIELDS.get(kind)

@@ -18,6 +18,11 @@ _VALUE_FIELD = {
     "fill": "text",
     "select_option": "option",
     "press": "key",
+    "key_down": "key",
+    "key_up": "key",
+    "hold_key": "key",
+    "mouse_down": "button",
+    "mouse_up": "button",
     "keyboard_type": "text",
     "goto": "url",
 }
@@ -72,14 +77,14 @@ def action_signature(trace: EpisodeTrace, i: int) -> ActionSignature | None:
     except ActionParseError:
         return ActionSignature(kind="unparseable", effect="unparseable", value=text)
     before = trace.steps[i - 1].state if i > 0 else None
-    ref = getattr(action, "ref", None)
+    ref = action.ref_target
     target = _target(action, before)
     return ActionSignature(
         kind=action.kind,
-        effect=_effect(action.kind, target),
+        effect=_effect(action, target),
         role=target.role if target else None,
         name=target.name if target else None,
-        value=_value(action, target),
+        value=_value(action, target, before),
         unresolved_ref=ref if ref and target is None else None,
     )
 
@@ -87,12 +92,25 @@ def action_signature(trace: EpisodeTrace, i: int) -> ActionSignature | None:
 def _target(action: Any, before: SemanticState | None) -> Element | None:
     if before is None:
         return None
-    if getattr(action, "ref", None):
-        return before.by_ref(action.ref)
-    if action.kind == "mouse_click":  # hit-test: the smallest box under the point
-        under = [e for e in before.elements if _contains(e.bbox, action.x, action.y)]
-        return min(under, key=lambda e: e.bbox[2] * e.bbox[3], default=None)
+    if action.ref_target:
+        return before.by_ref(action.ref_target)
+    point = _point(action)
+    return None if point is None else _under(before, *point)
+
+
+def _point(action: Any) -> tuple[float, float] | None:
+    """Where a pointer action acts: its point, or where a drag starts."""
+    if action.kind in ("mouse_click", "mouse_move"):
+        return action.x, action.y
+    if action.kind == "drag":
+        return action.path[0]
     return None
+
+
+def _under(state: SemanticState, x: float, y: float) -> Element | None:
+    """Hit-test: the smallest box under the point."""
+    under = [e for e in state.elements if _contains(e.bbox, x, y)]
+    return min(under, key=lambda e: e.bbox[2] * e.bbox[3], default=None)
 
 
 def _contains(bbox: tuple[float, float, float, float], x: float, y: float) -> bool:
@@ -100,21 +118,31 @@ def _contains(bbox: tuple[float, float, float, float], x: float, y: float) -> bo
     return width > 0 and height > 0 and left <= x <= left + width and top <= y <= top + height
 
 
-def _effect(kind: str, target: Element | None) -> str:
+def _effect(action: Any, target: Element | None) -> str:
+    kind = action.kind
+    if kind in ("click", "mouse_click") and (action.button, action.count) != ("left", 1):
+        return _CLICK_NAMES.get(action.count, "click") if action.button == "left" else kind
     if kind in ("click", "mouse_click") and target is not None and target.role in _TOGGLES:
         if target.checked is not None:
             return "uncheck" if target.checked and target.role != "radio" else "check"
     return "click" if kind == "mouse_click" and target is not None else kind
 
 
-def _value(action: Any, target: Element | None) -> str | None:
+_CLICK_NAMES = {2: "double_click", 3: "triple_click"}
+
+
+def _value(action: Any, target: Element | None, before: SemanticState | None) -> str | None:
     if action.kind in _VALUE_FIELD:
         return str(getattr(action, _VALUE_FIELD[action.kind]))
     if action.kind == "scroll":
         return f"{_sign(action.dx)},{_sign(action.dy)}"  # direction, not distance
-    if action.kind == "mouse_click" and target is None:
-        return f"{action.x:.0f},{action.y:.0f}"
-    return None
+    if action.kind in ("click", "mouse_click") and action.button != "left":
+        return action.button
+    if action.kind == "drag_and_drop":  # where it was dropped, by meaning
+        dropped = before.by_ref(action.to_ref) if before is not None else None
+        return f"{dropped.role} {dropped.name}" if dropped else action.to_ref
+    point = _point(action) if target is None else None
+    return None if point is None else f"{point[0]:.0f},{point[1]:.0f}"
 
 
 def _sign(x: float) -> int:

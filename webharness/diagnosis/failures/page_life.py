@@ -27,7 +27,9 @@ _SUBMIT_KEYS = frozenset({"Enter"})
 _SUBMIT_ROLES = frozenset({"button"})
 _CLICKS = frozenset({ActionKind.CLICK, ActionKind.MOUSE_CLICK})
 # Actions that write into the focused element rather than a ref.
-_INTO_FOCUS = frozenset({ActionKind.KEYBOARD_TYPE, ActionKind.PRESS})
+_INTO_FOCUS = frozenset(
+    {ActionKind.KEYBOARD_TYPE, ActionKind.PRESS, ActionKind.KEY_DOWN, ActionKind.HOLD_KEY}
+)
 
 
 def submits(step: TraceStep) -> bool:
@@ -39,6 +41,7 @@ def submits(step: TraceStep) -> bool:
     return (
         action is not None
         and ActionKind(action.kind) in _CLICKS
+        and getattr(action, "button", "left") == "left"  # a right click opens a menu
         and element is not None
         and element.role in _SUBMIT_ROLES
         and not element.disabled

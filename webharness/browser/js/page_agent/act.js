@@ -163,6 +163,24 @@ export const scrollBy = (dx, dy) => {
   window.scrollBy({ left: dx, top: dy, behavior: "instant" });
 };
 
+// The mouse wheel's event reaches the page after the protocol call that sends it returns
+// (wheel listeners are passive): armWheel() before sending it, awaitWheel(ms) after, which
+// resolves in the frame after the event (the scroll it made is done), or after ms.
+let wheelSeen = null;
+export const armWheel = () => {
+  wheelSeen = new Promise((resolve) =>
+    addEventListener("wheel", () => resolve(true), { capture: true, passive: true, once: true }),
+  );
+};
+export const awaitWheel = (ms) => {
+  const seen = wheelSeen || Promise.resolve(false);
+  wheelSeen = null;
+  const late = new Promise((resolve) => setTimeout(() => resolve(false), ms));
+  return Promise.race([seen, late]).then(
+    (arrived) => new Promise((resolve) => requestAnimationFrame(() => resolve(arrived))),
+  );
+};
+
 // The nearest element (itself or an ancestor) with a role: what a person clicked on.
 export const identify = (node) => {
   for (let el = node; el && el.nodeType === Node.ELEMENT_NODE; el = flatParent(el)) {

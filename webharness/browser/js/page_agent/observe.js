@@ -7,6 +7,8 @@ import { settle, waitForChange } from "./settle.js";
 import { lookup } from "./refs.js";
 import { snapshot } from "./snapshot.js";
 import {
+  armWheel,
+  awaitWheel,
   focus,
   frameHit,
   identify,
@@ -53,6 +55,8 @@ Object.defineProperty(window, KEY, {
     focus,
     selectOption,
     scrollBy,
+    armWheel,
+    awaitWheel,
     identify,
     revealFrame,
     frameHit,
