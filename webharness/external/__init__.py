@@ -6,6 +6,19 @@ episode when the agent ends it, exits, times out or disconnects. Its LLM tokens 
 counted at a local OpenAI-compatible proxy.
 """
 
+from webharness.external.command import AgentCommand
 from webharness.external.llm_proxy import LlmProxy, Meter
+from webharness.external.mcp_agent import McpAgent
+from webharness.external.process import AgentProcess, Exit, ProcessEnd
+from webharness.external.recorded_episode import RecordedEpisode
 
-__all__ = ["LlmProxy", "Meter"]
+__all__ = [
+    "AgentCommand",
+    "AgentProcess",
+    "Exit",
+    "LlmProxy",
+    "McpAgent",
+    "Meter",
+    "ProcessEnd",
+    "RecordedEpisode",
+]

@@ -71,7 +71,7 @@ class AgentCommand:
 
     @classmethod
     def from_file(cls, path: str | Path, kind: str) -> AgentCommand:
-        """Read the template from a file (one command; ``\\`` at a line's end continues it).
+        r"""Read the template from a file (one command; ``\`` at a line's end continues it).
 
         Raises:
             ConfigError: the file cannot be read, or its command is not one (``parse``).

@@ -170,9 +170,11 @@ class McpAgent:
     def _run(
         self, argv: list[str], environment: dict[str, str], folder: Path, wake: threading.Event
     ) -> tuple[ProcessEnd, str | None]:
-        """Run the command until it ends, the budget runs out, or ``wake`` (the episode
-        ended, the client left) and then a moment more; its group is ended either way.
-        Returns how it ended and the last line of its stdout."""
+        """Run the command; returns how it ended and the last line of its stdout.
+
+        It runs until it ends, the budget runs out, or ``wake`` is set (the episode ended,
+        the client left) and then a moment more; its group is ended either way.
+        """
         process = AgentProcess(argv, environment, folder, self.cwd).start()
         why = Exit.STOPPED  # unless the budget runs out
         try:
@@ -187,8 +189,10 @@ class McpAgent:
         return end, process.last_line()
 
     def _count(self, meter: Meter, folder: Path) -> None:
-        """Take the episode's tokens (and the model its requests named) from ``meter``, and
-        keep what it counted in ``llm_usage.json``."""
+        """Take the episode's tokens (and the model its requests named) from ``meter``.
+
+        What it counted is kept in the episode's ``llm_usage.json``.
+        """
         meter.close()
         self.usage = meter.usage
         if self.model is None and meter.models:
@@ -214,8 +218,11 @@ class McpAgent:
         }
 
     def _ending(self, episode: RecordedEpisode, end: ProcessEnd, last: str | None) -> EpisodeEnd:
-        """The episode's end: the step that ended it, else the answer the process printed,
-        else the process's own end."""
+        """The episode's end.
+
+        The step that ended it, else the answer the process printed, else the process's
+        own end.
+        """
         if episode.end is not None:
             return episode.end
         if end.exit is Exit.EXITED and self.answer == "stdout" and last:

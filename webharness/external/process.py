@@ -1,5 +1,7 @@
-"""An external agent's process: started in a process group of its own, its output kept in
-files, waited for within a wall-time budget, and always ended with everything it started.
+"""An external agent's process, ended with everything it started.
+
+It is started in a process group of its own, its output kept in files, and waited for
+within a wall-time budget.
 
 The group is what makes "nothing left behind" hold: an agent that starts a browser, a
 language server or a shell of its own puts them in its group, and ``stop`` ends the group,
@@ -111,10 +113,10 @@ class AgentProcess:
         return self._process is not None and self._process.poll() is None
 
     def wait(self, until: float, wake: threading.Event) -> bool:
-        """Wait until the process ends by itself, someone sets ``wake`` (the episode
-        ended, the client left), or the monotonic time ``until``; True if it has ended.
+        """Wait for the process's end, ``wake`` or the monotonic time ``until``; True if it ended.
 
-        The process's own end sets ``wake`` too. Nothing is stopped here: ``stop`` does it.
+        Someone sets ``wake`` when the episode ends or the client leaves; the process's own
+        end sets it too. Nothing is stopped here: ``stop`` does it.
         """
         with self._lock:
             self._wakes.append(wake)
@@ -124,8 +126,10 @@ class AgentProcess:
         return self._exited.is_set()
 
     def stop(self, why: Exit = Exit.STOPPED) -> ProcessEnd:
-        """End the group (SIGTERM, then SIGKILL) and say how the process ended: by itself
-        if it had already, else ``why``. Safe to call twice."""
+        """End the group (SIGTERM, then SIGKILL) and say how the process ended.
+
+        By itself if it had already, else ``why``. Safe to call twice.
+        """
         with self._lock:
             if self._ended is not None:
                 return self._ended

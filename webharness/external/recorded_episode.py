@@ -83,8 +83,10 @@ class RecordedEpisode:
             return self._last
 
     def finish(self, ending: EpisodeEnd) -> EpisodeEnd:
-        """End the episode without a step (the agent's process ended it), unless a step
-        ended it already; returns the end the trace keeps."""
+        """End the episode without a step (the agent's process ended it); returns the end.
+
+        A step that ended it already keeps its own end.
+        """
         with self._lock:
             if self.end is None:
                 success = bool(self._last.info.get("success"))
