@@ -10,6 +10,10 @@ in this process; the server is ``webharness mcp``'s, on 127.0.0.1. The two are m
 alternating blocks, so drift in the machine's load hits both. The claim is the ratio of
 the medians.
 
+The server runs as users run it, ``webharness mcp --http`` in a process of its own, and
+the client (this process) stands for the agent; ``env.step`` runs in this process, on a
+browser of its own.
+
 Run: python benchmarks/bench_mcp.py [--steps 40] [--rounds 3] [--json out.json]
 """
 
@@ -17,16 +21,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from webharness.browser.shared import keep_browser
-from webharness.mcp import EpisodeConfig, EpisodeEndpoints, ServingThread, make_env
+from webharness.mcp import EpisodeConfig, make_env
 
 ENV_ID = "WebEval/form-v0"
 
@@ -73,26 +81,36 @@ def ref_in(result: Any, line_start: str) -> str:
     return line.rsplit("[ref=", 1)[1].split("]", 1)[0]
 
 
+@contextlib.contextmanager
+def mcp_server(obs_mode: str) -> Iterator[str]:
+    """``webharness mcp --http`` on form-v0 in a process of its own; its endpoint URL."""
+    command = [sys.executable, "-m", "webharness.cli", "mcp", "form", "--http"]
+    command += ["--obs-mode", obs_mode, "--max-steps", "100000"]
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stderr is not None
+        line = server.stderr.readline()  # "MCP endpoint: http://127.0.0.1:PORT/mcp/TOKEN"
+        yield line.split("MCP endpoint: ", 1)[1].strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 async def run(steps: int, rounds: int, obs_mode: str) -> dict[str, Any]:
-    config = EpisodeConfig(ENV_ID, obs_mode=obs_mode, max_steps=10_000)
-    env = make_env(config)  # the same wrappers as an MCP session's episode
-    endpoints = EpisodeEndpoints()
-    endpoint = endpoints.add(config)
-    serving = ServingThread(endpoints)
-    url = f"http://127.0.0.1:{serving.start()}{endpoint.path}"
+    env = make_env(EpisodeConfig(ENV_ID, obs_mode=obs_mode, max_steps=100_000))
     step_times: list[float] = []
     mcp_times: list[float] = []
     try:
-        async with streamable_http_client(url) as (read, write, *_):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                env_steps(env, 5, seed=0)  # warm both: the browser, the golden traces
-                await mcp_clicks(session, 5, seed=0)
-                for _ in range(rounds):
-                    step_times += await asyncio.to_thread(env_steps, env, steps, 0)
-                    mcp_times += await mcp_clicks(session, steps, seed=0)
+        with mcp_server(obs_mode) as url:
+            async with streamable_http_client(url) as (read, write, *_):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    env_steps(env, 5, seed=0)  # warm both: the browser, the golden traces
+                    await mcp_clicks(session, 5, seed=0)
+                    for _ in range(rounds):
+                        step_times += await asyncio.to_thread(env_steps, env, steps, 0)
+                        mcp_times += await mcp_clicks(session, steps, seed=0)
     finally:
-        serving.stop()
         env.close()
     step_ms = statistics.median(step_times) * 1000
     mcp_ms = statistics.median(mcp_times) * 1000
