@@ -13,11 +13,12 @@ from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.apps import AppInstance
 from webharness.browser.page_session import DEFAULT_TREE_LINES
 from webharness.browser.runtime import BrowserRuntime
+from webharness.envs.arguments import at_least, choice, setup_s
 from webharness.episode.episode import Episode, EpisodeOptions, Observed
 from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.episode.observation import ObsMode, build_observation, observation_space
 from webharness.episode.spaces import text_space
-from webharness.errors import BrowserError, BrowserNotFoundError, SetupError, did_you_mean
+from webharness.errors import BrowserError, BrowserNotFoundError, SetupError
 from webharness.spec.catalogue import get_task
 from webharness.spec.criteria_tree import page_outcome, settle_ms
 from webharness.spec.page_reward import UNFINISHED_REWARD, PageOutcome
@@ -54,6 +55,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     Episodes play ``played_spec``, bound to it; ``task_spec`` keeps the placeholder origin;
     ``info["app"]`` is the instance's URL. An app that cannot start or reset makes ``reset``
     raise ``AppError`` naming its command and last lines (a not-executable episode).
+
+    With ``cdp=True`` the browser's protocol is served, so an agent can drive the episode's
+    page itself (``webharness.attach``); each step it takes is an ``A.Performed`` step.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -71,9 +75,10 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         action_timeout_ms: float = 5_000,
         settle_cap_ms: float = 3_000,
         max_tree_lines: int = DEFAULT_TREE_LINES,
+        cdp: bool = False,
     ) -> None:
         self.task_spec = task if isinstance(task, TaskSpec) else get_task(task)
-        self.obs_mode = _choice(ObsMode, obs_mode, "obs_mode")
+        self.obs_mode = choice(ObsMode, obs_mode, "obs_mode")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(
                 f"render_mode={render_mode!r} is not supported; use None or 'rgb_array'"
@@ -82,12 +87,12 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         self.viewport = viewport
         self.max_steps = max_steps or self.task_spec.max_steps
         self.auto_terminate = auto_terminate
-        self.headless = headless
+        self.headless, self.cdp = headless, cdp
         self.options = EpisodeOptions(
             screenshots=self.obs_mode != ObsMode.TEXT,
             action_timeout_ms=action_timeout_ms,
             settle_cap_ms=settle_cap_ms,
-            max_tree_lines=_at_least(10, max_tree_lines, "max_tree_lines"),
+            max_tree_lines=at_least(10, max_tree_lines, "max_tree_lines"),
         )
         self.observation_space = observation_space(self.obs_mode, viewport)
         self.action_space = text_space(A.MAX_ACTION_CHARS)  # DSL strings; typed Actions too
@@ -111,7 +116,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         super().reset(seed=seed)
         task = instantiate(self._episode_spec(), seed, self.np_random)
         hooks = self._episode_hooks(task)
-        runtime = self._runtime or BrowserRuntime(self.viewport, self.headless)
+        runtime = self._runtime or BrowserRuntime(self.viewport, self.headless, self.cdp)
         self._runtime = runtime
         finished, self._episode = self._episode, None
         if finished is not None:
@@ -161,7 +166,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         self, runtime: BrowserRuntime, task: InstantiatedTask, hooks: EpisodeHooks
     ) -> tuple[Episode, Observed]:
         """Open the episode's page; after a browser failure, restart the browser once."""
-        timeout = self._step_timeout_s() + _setup_s(task.spec, self.options.action_timeout_ms)
+        timeout = self._step_timeout_s() + setup_s(task.spec, self.options.action_timeout_ms)
         for attempt in (1, 2):
             session = None
             try:
@@ -186,7 +191,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         """Run one action and observe the page after it.
 
         The action is a DSL string, a typed ``Action``, or a provider's computer-use
-        action object (``webharness.actions.from_provider``).
+        action object (``webharness.actions.from_provider``); an ``actions.Performed``
+        one is an action the agent took itself (CDP): observed, not acted.
 
         An action that fails is no exception: its error is in ``info["action_result"]`` and
         ``obs["last_action_error"]``. The reward comes at the end (see ``_reward``), with
@@ -201,7 +207,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         try:
             label = action if isinstance(action, str) else None
             result, observed = self._runtime.run(
-                episode.step(parsed, label), self._step_timeout_s()
+                episode.step(parsed, label, isinstance(action, A.Performed)),
+                self._step_timeout_s(),
             )
         except Exception as exc:  # the browser died or hung: the harness's fault
             return self._runtime_failure(episode, action, exc)
@@ -368,28 +375,3 @@ def _reward(ended: bool, success: bool, page: PageOutcome | None) -> float:
     if page is None:
         return 1.0 if success else 0.0
     return page.reward if page.done else UNFINISHED_REWARD
-
-
-def _setup_s(spec: TaskSpec, action_timeout_ms: float) -> float:
-    """The time, in seconds, a task's setup may take on top of a reset.
-
-    Each HTTP call counts its own bound, each other item an action's.
-    """
-    bounds = (i.http.timeout_ms if i.http else action_timeout_ms for i in spec.setup)
-    return sum(bounds) / 1000
-
-
-def _at_least(low: int, value: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name}={value!r}: give a whole number of at least {low}")
-    return value
-
-
-def _choice(enum: type[Any], value: str, name: str) -> Any:
-    try:
-        return enum(value)
-    except ValueError:
-        options = [m.value for m in enum]
-        raise ValueError(
-            f"{name}={value!r} is not one of {options}.{did_you_mean(str(value), options)}"
-        ) from None

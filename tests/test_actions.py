@@ -31,6 +31,7 @@ EXAMPLES = {
     "go_back()": ActionKind.GO_BACK,
     "wait(200)": ActionKind.WAIT,
     "noop()": ActionKind.NOOP,
+    "script('document.title = 1')": ActionKind.SCRIPT,
     "send_msg_to_user('42')": ActionKind.SEND_MSG_TO_USER,
     "ask_user('which?')": ActionKind.ASK_USER,
     "report_infeasible('no')": ActionKind.REPORT_INFEASIBLE,

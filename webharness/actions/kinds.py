@@ -30,6 +30,7 @@ class ActionKind(str, Enum):
     GO_BACK = "go_back"
     WAIT = "wait"
     NOOP = "noop"
+    SCRIPT = "script"  # recorded only: a script an agent ran in its own browser (CDP)
     SEND_MSG_TO_USER = "send_msg_to_user"
     ASK_USER = "ask_user"
     REPORT_INFEASIBLE = "report_infeasible"

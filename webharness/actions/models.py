@@ -154,6 +154,17 @@ class Noop(_Action):
     kind: Literal["noop"] = "noop"
 
 
+class Script(_Action):
+    """``script(text)``: recorded, never sent: a script that changed the page.
+
+    An agent driving its own browser (CDP) ran it; ``text`` is the start of its source.
+    ``env.step`` refuses it as an action to run.
+    """
+
+    kind: Literal["script"] = "script"
+    text: str
+
+
 class SendMsgToUser(_Action):
     """``send_msg_to_user(text)``: the final answer; it ends the episode."""
 

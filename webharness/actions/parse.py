@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -42,6 +43,7 @@ from webharness.actions.models import (
     Hover,
     Noop,
     ReportInfeasible,
+    Script,
     SelectOption,
     SendMsgToUser,
     Uncheck,
@@ -75,6 +77,7 @@ Action = Annotated[
     | GoBack
     | Wait
     | Noop
+    | Script
     | SendMsgToUser
     | AskUser
     | ReportInfeasible
@@ -107,6 +110,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "go_back": (),
     "wait": ("ms",),
     "noop": (),
+    "script": ("text",),
     "send_msg_to_user": ("text",),
     "ask_user": ("question",),
     "report_infeasible": ("reason",),
@@ -248,6 +252,17 @@ def _validate(fields: _Action | dict[str, Any]) -> Action:
         raise ActionParseError(f"invalid action {kind!r}: {problems}") from None
 
 
+@dataclass(frozen=True)
+class Performed:
+    """An action the agent performed itself, through its own connection to the browser.
+
+    The agent drives the page over CDP (``webharness.attach``); ``env.step`` lets the page
+    settle and observes it as after the action, but does not act. The trace keeps the action.
+    """
+
+    action: Action
+
+
 def step_action(action: object) -> tuple[Action, ActionResult | None]:
     """What ``env.step`` runs for the agent's output, and why not when it is no action.
 
@@ -256,8 +271,10 @@ def step_action(action: object) -> tuple[Action, ActionResult | None]:
 
     An output that is no action is ``unparseable``; a provider's object that is read as
     one but does not make a valid action (a field missing, unknown or mistyped) is the
-    agent's ``invalid_argument``.
+    agent's ``invalid_argument``. A ``Performed`` action is its action.
     """
+    if isinstance(action, Performed):
+        return action.action, None
     try:
         return parse_action(action), None
     except ProviderActionError as exc:
@@ -277,6 +294,8 @@ def action_text(action: object) -> str | None:
     """
     if action is None or isinstance(action, str):
         return action
+    if isinstance(action, Performed):
+        action = action.action
     if isinstance(action, _Action):
         return action.dsl()
     try:

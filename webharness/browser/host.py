@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
@@ -27,6 +27,9 @@ from webharness.browser.process_tree import kill_group, wait_for_exit
 from webharness.browser.profiles import mark_profile, profile_folder, remove_left_profiles
 from webharness.browser.spare_pages import SparePages
 from webharness.errors import BrowserError, BrowserNotFoundError
+
+if TYPE_CHECKING:
+    from webharness.browser.cdp_mux import CdpMux
 
 T = TypeVar("T")
 
@@ -136,10 +139,16 @@ def _playwright_headless_shell(chromium_path: str) -> str | None:
 
 
 class BrowserHost:
-    """A thread running an event loop with async Playwright and one lazily launched Chromium."""
+    """A thread running an event loop with async Playwright and one lazily launched Chromium.
 
-    def __init__(self, headless: bool = True) -> None:
-        self.headless = headless
+    With ``cdp``, Chromium runs on a DevTools pipe this process holds (``cdp_pipe``) and
+    ``mux`` serves its protocol: Playwright connects to it as the harness, and an episode
+    can open a door for an agent that drives the browser itself (``cdp_view``).
+    """
+
+    def __init__(self, headless: bool = True, cdp: bool = False) -> None:
+        self.headless, self.cdp = headless, cdp
+        self.mux: CdpMux | None = None  # with cdp, once launched
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._playwright: Playwright | None = None
@@ -156,6 +165,11 @@ class BrowserHost:
         self.proxies: set[EgressProxy] = set()
         self.spare_pages = SparePages()  # pages closed envs left, for the next envs
         _LIVE_HOSTS.add(self)
+
+    @property
+    def mode(self) -> tuple[bool, bool]:
+        """Headless, and CDP served to agents: the hosts of a mode are interchangeable."""
+        return self.headless, self.cdp
 
     # --- running work on the browser thread ---------------------------------------------
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
@@ -204,6 +218,8 @@ class BrowserHost:
             with _driver_node_options():
                 self._playwright = await async_playwright().start()
         executable = find_chromium(self._playwright.chromium.executable_path, self.headless)
+        if self.cdp:
+            return await self._launch_over_pipe(executable)
         try:
             self._browser = await self._playwright.chromium.launch(
                 executable_path=executable,
@@ -222,6 +238,25 @@ class BrowserHost:
             await asyncio.to_thread(remove_left_profiles, self._profile.parent)
         return self._browser
 
+    async def _launch_over_pipe(self, executable: str) -> Browser:
+        """Chromium on a pipe of ours, its protocol served by ``mux``; Playwright connects."""
+        from webharness.browser.cdp_mux import CdpMux  # needs the cdp extra (websockets)
+        from webharness.browser.cdp_pipe import ChromiumPipe
+
+        assert self._playwright is not None
+        pipe = ChromiumPipe(executable, list(LAUNCH_ARGS), self.headless)
+        await pipe.start()
+        self._browser_pid = self._browser_group = pipe.pid
+        self.mux = CdpMux(pipe)
+        await self.mux.start()
+        try:
+            self._browser = await self._playwright.chromium.connect_over_cdp(
+                self.mux.open(), timeout=LAUNCH_TIMEOUT_MS
+            )
+        except Exception as exc:  # Playwright's generic Error
+            raise BrowserError(f"could not connect to Chromium at {executable}: {exc}") from exc
+        return self._browser
+
     def is_current(self, browser: Browser) -> bool:
         """Whether ``browser`` is the one this host runs now (not one it has replaced)."""
         return browser is self._browser
@@ -235,6 +270,10 @@ class BrowserHost:
             except Exception:  # already gone: nothing left to close
                 pass
             self._browser = None
+        if self.mux is not None:
+            await self.mux.close()
+            await self.mux.pipe.close()
+            self.mux = None
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None

@@ -41,3 +41,10 @@ def page_agent_script() -> str:
 def page_hooks_script() -> str:
     """The hooks the agent keeps in the page's own world (``js/page_hooks.js``)."""
     return resources.files("webharness.browser").joinpath("js/page_hooks.js").read_text("utf-8")
+
+
+@functools.cache
+def page_digest_script() -> str:
+    """A digest of what a script can change on a page (``js/page_digest.js``)."""
+    source = resources.files("webharness.browser").joinpath("js/page_digest.js").read_text("utf-8")
+    return source.strip().rstrip(";")  # a function expression, for page.evaluate

@@ -34,10 +34,10 @@ KEEP_TIMEOUT_S = 1.0
 
 
 class BrowserRuntime:
-    def __init__(self, viewport: tuple[int, int], headless: bool = True) -> None:
+    def __init__(self, viewport: tuple[int, int], headless: bool = True, cdp: bool = False) -> None:
         self.viewport = viewport
         self.headless = headless
-        self.host: BrowserHost = lease_host(headless)
+        self.host: BrowserHost = lease_host(headless, cdp)
         self._spare: PageSession | None = None  # the last episode's page, to be reused
         self._open_sessions: set[PageSession] = set()  # contexts this runtime must close
         self._closing: list[threading.Thread] = []  # hosts given up, closing in the background

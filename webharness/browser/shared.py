@@ -20,14 +20,16 @@ from contextlib import contextmanager
 
 from webharness.browser.host import BrowserHost
 
+Mode = tuple[bool, bool]  # headless, cdp
+
 
 class _Registry:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.pid = os.getpid()
-        self.current: dict[bool, BrowserHost] = {}  # headless -> the host new leases get
+        self.current: dict[Mode, BrowserHost] = {}  # mode -> the host new leases get
         self.users: dict[BrowserHost, int] = {}  # leases per host, current or replaced
-        self.keepers: dict[bool, int] = {}  # keep_browser() blocks open per mode
+        self.keepers: dict[Mode, int] = {}  # keep_browser() blocks open per mode
 
     def check_process(self) -> None:
         if self.pid != os.getpid():  # forked: the parent's hosts are not ours to use
@@ -37,24 +39,28 @@ class _Registry:
         """No lease holds ``host`` and nothing keeps it (call with the lock held)."""
         if self.users.get(host, 0) > 0:
             return False
-        if self.current.get(host.headless) is host and self.keepers.get(host.headless, 0) > 0:
+        if self.current.get(host.mode) is host and self.keepers.get(host.mode, 0) > 0:
             return False
         self.users.pop(host, None)
-        if self.current.get(host.headless) is host:
-            del self.current[host.headless]
+        if self.current.get(host.mode) is host:
+            del self.current[host.mode]
         return True
 
 
 _REGISTRY = _Registry()
 
 
-def lease_host(headless: bool = True) -> BrowserHost:
-    """The process's host for this mode, counted as one more user (launched lazily)."""
+def lease_host(headless: bool = True, cdp: bool = False) -> BrowserHost:
+    """The process's host for this mode, counted as one more user (launched lazily).
+
+    ``cdp``: a browser whose protocol the host serves to agents (``BrowserHost``'s ``cdp``).
+    """
+    mode = (headless, cdp)
     with _REGISTRY.lock:
         _REGISTRY.check_process()
-        host = _REGISTRY.current.get(headless)
+        host = _REGISTRY.current.get(mode)
         if host is None:
-            host = _REGISTRY.current[headless] = BrowserHost(headless=headless)
+            host = _REGISTRY.current[mode] = BrowserHost(headless, cdp)
         _REGISTRY.users[host] = _REGISTRY.users.get(host, 0) + 1
         return host
 
@@ -82,11 +88,11 @@ def replace_host(host: BrowserHost, kill: bool) -> tuple[BrowserHost, bool]:
     """
     with _REGISTRY.lock:
         _REGISTRY.check_process()
-        current = _REGISTRY.current.get(host.headless)
+        current = _REGISTRY.current.get(host.mode)
         if current is None or (kill and current is host):
             if kill:
                 host.kill()
-            current = _REGISTRY.current[host.headless] = BrowserHost(headless=host.headless)
+            current = _REGISTRY.current[host.mode] = BrowserHost(*host.mode)
         _REGISTRY.users[current] = _REGISTRY.users.get(current, 0) + 1
         _REGISTRY.users[host] = _REGISTRY.users.get(host, 1) - 1
         old_idle = current is not host and _REGISTRY.idle(host)
@@ -94,7 +100,7 @@ def replace_host(host: BrowserHost, kill: bool) -> tuple[BrowserHost, bool]:
 
 
 @contextmanager
-def keep_browser(headless: bool = True) -> Iterator[None]:
+def keep_browser(headless: bool = True, cdp: bool = False) -> Iterator[None]:
     """Keep the process's browser running between envs made inside the block.
 
     Without it, closing the last env closes Chromium, and the next env launches it again
@@ -108,15 +114,16 @@ def keep_browser(headless: bool = True) -> Iterator[None]:
         ...         _ = env.reset(seed=0)
         ...         env.close()  # the browser stays for the next env
     """
+    mode = (headless, cdp)
     with _REGISTRY.lock:
         _REGISTRY.check_process()
-        _REGISTRY.keepers[headless] = _REGISTRY.keepers.get(headless, 0) + 1
+        _REGISTRY.keepers[mode] = _REGISTRY.keepers.get(mode, 0) + 1
     try:
         yield
     finally:
         with _REGISTRY.lock:
-            _REGISTRY.keepers[headless] -= 1
-            host = _REGISTRY.current.get(headless)
+            _REGISTRY.keepers[mode] -= 1
+            host = _REGISTRY.current.get(mode)
             idle = host is not None and _REGISTRY.idle(host)
         if idle and host is not None:
             host.close()

@@ -158,20 +158,23 @@ class Episode:
             observed.timings_ms["setup"] = setup_ms
         return observed
 
-    async def step(self, action: Any, label: str | None = None) -> tuple[ActionResult, Observed]:
+    async def step(
+        self, action: Any, label: str | None = None, performed: bool = False
+    ) -> tuple[ActionResult, Observed]:
         """Run the action, let the page settle, observe; report whether anything changed.
 
         With a ``step_group``, all of it runs inside the group named ``label`` (the agent's
-        action as it was given; the parsed action's DSL by default).
+        action as it was given; the parsed action's DSL by default). ``performed``: the
+        agent did it itself (through CDP), so only the settle and the observation run.
         """
         if self.step_group is None:
-            return await self._step(action)
+            return await self._step(action, performed)
         async with self.step_group(label if label is not None else action.dsl()):
-            return await self._step(action)
+            return await self._step(action, performed)
 
-    async def _step(self, action: Any) -> tuple[ActionResult, Observed]:
+    async def _step(self, action: Any, performed: bool) -> tuple[ActionResult, Observed]:
         try:
-            return await self._act_and_observe(action)
+            return await self._act_and_observe(action, performed)
         except PageUnsettled as unsettled:
             if self.last is None:
                 raise
@@ -179,11 +182,11 @@ class Episode:
             result = ActionResult.failed(ActionErrorKind.PAGE_UNSETTLED, str(unsettled))
             return result, self.last
 
-    async def _act_and_observe(self, action: Any) -> tuple[ActionResult, Observed]:
+    async def _act_and_observe(self, action: Any, performed: bool) -> tuple[ActionResult, Observed]:
         before = self.last.fingerprint if self.last else ""
         started = time.perf_counter()
         ctx = ExecContext(self.max_ref, self.allowed_origins, self.options.action_timeout_ms)
-        result = await execute(self.session, action, ctx)
+        result = ActionResult() if performed else await execute(self.session, action, ctx)
         self.steps_taken += 1
         for hook in self.hooks.after_action:
             await hook(self.session.page, self.steps_taken)

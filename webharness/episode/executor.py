@@ -196,6 +196,13 @@ async def _wait(session: PageSession, action: A.Wait, ctx: ExecContext) -> None:
     await session.call_agent("waitForChange", action.ms)
 
 
+async def _script(session: PageSession, action: Any, ctx: ExecContext) -> None:
+    raise ActionFailed(
+        K.INVALID_ARGUMENT,
+        "script() records a script an agent ran in its own browser (CDP); it cannot be sent",
+    )
+
+
 async def _nothing(session: PageSession, action: Any, ctx: ExecContext) -> None:
     """Actions with no page effect: the episode handles them."""
 
@@ -212,6 +219,7 @@ _HANDLERS: dict[A.ActionKind, Handler] = {
     A.ActionKind.GO_BACK: _go_back,
     A.ActionKind.WAIT: _wait,
     A.ActionKind.NOOP: _nothing,
+    A.ActionKind.SCRIPT: _script,
     A.ActionKind.SEND_MSG_TO_USER: _nothing,
     A.ActionKind.ASK_USER: _nothing,
     A.ActionKind.REPORT_INFEASIBLE: _nothing,

@@ -1,0 +1,156 @@
+"""An agent that drives the episode's browser itself, over CDP (``webharness.attach``): a
+plain Playwright script connected with ``connect_over_cdp`` plays the golden path step for
+step, a faulty script is diagnosed as its DSL twin is, and the agent sees its episode's
+page only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import gymnasium as gym
+import pytest
+from playwright.async_api import Page, async_playwright
+
+from webharness.external.cdp_door import attach
+from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment
+
+TASK, SEED = "WebEval/form-v0", 0
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def env(browser: None) -> Iterator[gym.Env]:
+    env = FailureAnnotation(GoldenTraceAlignment(gym.make(TASK, cdp=True, obs_mode="text")))
+    yield env
+    env.close()
+
+
+async def golden_script(page: Page, save: bool = True) -> None:
+    """What a Playwright user writes for form-v0 seed 0."""
+    await page.get_by_role("button", name="New contact").click()
+    await page.get_by_role("textbox", name="Full name").fill("Thea Olsen")
+    await page.get_by_role("textbox", name="Email").fill("thea.olsen@oakridge-partners.example")
+    await page.get_by_role("textbox", name="Company").fill("Oakridge Partners")
+    await page.get_by_role("combobox", name="Country").select_option("France")
+    await page.get_by_role("checkbox", name="VIP customer").check()
+    if save:
+        await page.get_by_role("button", name="Save contact").click()
+
+
+def play_script(env: gym.Env, save: bool) -> tuple[list[str], dict[str, Any]]:
+    """Reset, let the script play through ``attach``, end with done(); the steps' actions
+    and the last info."""
+    actions: list[str] = []
+    step = env.step
+
+    def noting(action: Any) -> Any:
+        out = step(action)
+        actions.append(out[4]["action"])
+        return out
+
+    async def main() -> None:
+        await asyncio.to_thread(env.reset, seed=SEED)
+        async with attach(env) as url:
+            async with async_playwright() as playwright:
+                browser = await playwright.chromium.connect_over_cdp(url)
+                await golden_script(browser.contexts[0].pages[0], save)
+                await browser.close()
+
+    env.step = noting  # type: ignore[method-assign]
+    try:
+        asyncio.run(main())
+    finally:
+        del env.step
+    info = env.step("done()")[4]
+    return actions, info
+
+
+def test_a_playwright_script_plays_the_golden_path_step_for_step(env: gym.Env) -> None:
+    actions, info = play_script(env, save=True)
+    kinds = [a.split("(", 1)[0] for a in actions]
+    # the click, three fills, select_option (a script), the check box's click, Save's click
+    assert kinds == ["mouse_click", *["keyboard_type"] * 3, "script", "mouse_click", "mouse_click"]
+    assert info["success"] and info["failure"].passed
+    alignment = info["alignment"]
+    assert alignment.progress_rate == 1.0 and alignment.first_divergence_step is None
+    assert not alignment.skipped_golden_steps and not alignment.extra_steps
+
+
+def test_a_faulty_script_gets_its_dsl_twins_diagnosis(env: gym.Env) -> None:
+    _, info = play_script(env, save=False)
+    twin = dsl_twin(env)
+    mine, theirs = info["failure"], twin["failure"]
+    assert (mine.code, mine.step, mine.stage, mine.false_success) == (
+        theirs.code,
+        theirs.step,
+        theirs.stage,
+        theirs.false_success,
+    )
+    assert mine.code is not None and mine.false_success
+
+
+def dsl_twin(env: gym.Env) -> dict[str, Any]:
+    """The golden path without its Save click, then done(), through ``env.step``."""
+    _, info = env.reset(seed=SEED)
+    state = info["semantic_state"]
+    steps = [f"click({state.find('button', 'New contact')[0].ref!r})"]
+    info = env.step(steps[0])[4]
+    ref = {(e.role, e.name): e.ref for e in info["semantic_state"].elements}
+    plan = [
+        f"fill({ref['textbox', 'Full name']!r}, 'Thea Olsen')",
+        f"fill({ref['textbox', 'Email']!r}, 'thea.olsen@oakridge-partners.example')",
+        f"fill({ref['textbox', 'Company']!r}, 'Oakridge Partners')",
+        f"select_option({ref['combobox', 'Country']!r}, 'France')",
+        f"check({ref['checkbox', 'VIP customer']!r})",
+        "done()",
+    ]
+    for action in plan:
+        info = env.step(action)[4]
+    return info
+
+
+def test_the_agent_sees_its_episodes_page_only(env: gym.Env) -> None:
+    other = gym.make("WebEval/search-v0", cdp=True, obs_mode="text")
+    try:
+        other.reset(seed=1)
+        env.reset(seed=SEED)
+
+        async def main() -> list[list[str]]:
+            async with attach(env) as mine, attach(other) as theirs:
+                async with async_playwright() as playwright:
+                    seen = []
+                    for url in (mine, theirs):
+                        browser = await playwright.chromium.connect_over_cdp(url)
+                        seen.append([await p.title() for c in browser.contexts for p in c.pages])
+                        await browser.close()
+                    return seen
+
+        mine, theirs = asyncio.run(main())
+    finally:
+        other.close()
+    assert len(mine) == 1 and len(theirs) == 1 and mine != theirs
+
+
+def test_a_wrong_token_finds_nothing_and_the_right_one_says_where_to_connect(
+    env: gym.Env,
+) -> None:
+    env.reset(seed=SEED)
+
+    async def main() -> tuple[dict[str, Any], int]:
+        async with attach(env) as url:
+            http = url.replace("ws://", "http://").replace("/devtools/browser/", "/")
+            version = json.loads(urllib.request.urlopen(f"{http}/json/version").read())
+            try:
+                urllib.request.urlopen(http[:-3] + "xyz/json/version")
+                status = 200
+            except urllib.error.HTTPError as error:
+                status = error.code
+            return {**version, "url": url}, status
+
+    version, wrong = asyncio.run(main())
+    assert version["webSocketDebuggerUrl"] == version["url"] and wrong == 404
