@@ -34,6 +34,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "heuristic": "webharness.agents.heuristic:HeuristicAgent",
     "llm": "webharness.agents.llm:LLMAgent",
     "mcp": "webharness.external.mcp_agent:McpAgent",  # a command speaking MCP, per episode
+    "cdp": "webharness.external.cdp_agent:CdpAgent",  # a command driving its own browser
 }
 
 

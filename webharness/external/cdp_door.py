@@ -32,7 +32,7 @@ from webharness.errors import WebHarnessError
 from webharness.external.cdp_steps import StepReader
 from webharness.origins import origin_of
 
-StepOutput = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
+StepOutput = tuple[Any, Any, bool, bool, dict[str, Any]]  # what env.step returns
 OPEN_TIMEOUT_S = 30.0
 
 
@@ -41,15 +41,14 @@ class CdpDoor:
 
     Args:
         env: an env made with ``cdp=True``, reset (wrappers and all: its ``step`` records).
-        record: how a step the agent took is recorded; by default ``env.step`` of it.
+        record: how a step the agent took is recorded, saying whether it ended the
+            episode; by default ``env.step`` of it.
 
     Raises:
         WebHarnessError: the env serves no CDP, or has no episode running.
     """
 
-    def __init__(
-        self, env: gym.Env, record: Callable[[A.Performed], StepOutput] | None = None
-    ) -> None:
+    def __init__(self, env: gym.Env, record: Callable[[A.Performed], bool] | None = None) -> None:
         unwrapped: Any = env.unwrapped
         if not getattr(unwrapped, "cdp", False):
             raise WebHarnessError(
@@ -58,7 +57,7 @@ class CdpDoor:
         if unwrapped.episode is None or unwrapped.runtime is None:
             raise WebHarnessError("no episode is running: call env.reset() before attaching")
         self.env, self.unwrapped = env, unwrapped
-        self.record = record or env.step
+        self.record = record or (lambda step: _ended(env.step(step)))
         self.ended = False  # a step the agent took ended the episode
         self.url: str | None = None
         self.reader = StepReader(self._record, self._digest)
@@ -111,8 +110,11 @@ class CdpDoor:
             await asyncio.to_thread(self._step, action)
 
     def _step(self, action: A.Action) -> None:
-        _, _, terminated, truncated, _ = self.record(A.Performed(action))
-        self.ended = terminated or truncated
+        self.ended = self.record(A.Performed(action))
+
+
+def _ended(output: StepOutput) -> bool:
+    return bool(output[2] or output[3])
 
 
 @contextlib.asynccontextmanager

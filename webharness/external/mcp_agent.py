@@ -1,21 +1,10 @@
 """An MCP agent run as its own process: ``webharness run --agents 'mcp[command="..."]'``.
 
-Per episode the runner resets the env, serves it at a fresh MCP endpoint on 127.0.0.1
-(Playwright MCP's tools, one recorded env step per state-changing call), writes an
-``mcpServers`` config file, starts the command with ``{goal}``, ``{mcp_url}``,
-``{mcp_config}`` and ``{episode_dir}`` filled in (and set as ``WEBHARNESS_*`` variables),
-and waits for it within ``timeout_s``. The episode ends with the agent's ending tool
-(``webharness_answer``, ``webharness_done``, ...), or else when its process ends:
-
-- exit status 0: the last line of its stdout is its final answer (``answer="stdout"``,
-  the default), one ``send_msg_to_user`` step judged like any other; with
-  ``answer="none"``, or no output, the ending is ``agent_exit``;
-- a non-zero status: ``agent_error``; a signal: ``agent_crash``;
-- the budget ran out: ``agent_timeout``;
-- its client closed the MCP session and the process did not exit within
-  ``exit_grace_s``: ``agent_disconnect``.
-
-Each is the agent's failure, never the harness's. The process group is always ended.
+Its door is a fresh MCP endpoint on 127.0.0.1 per episode (Playwright MCP's tools, one
+recorded env step per state-changing call, no ``webharness_reset``), given to the command
+as ``{mcp_url}``, and as ``{mcp_config}``: an ``mcpServers`` config file in the episode's
+folder. Its client closing the MCP session is leaving the door. The rest is
+``ExternalAgent``'s.
 """
 
 from __future__ import annotations
@@ -23,61 +12,34 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import gymnasium as gym
-
-from webharness.actions import SendMsgToUser
-from webharness.agents.base import TokenUsage
-from webharness.errors import ConfigError, WebHarnessError
-from webharness.external.command import AgentCommand
-from webharness.external.llm_proxy import LlmProxy, Meter
-from webharness.external.process import AgentProcess, Exit, ProcessEnd
+from webharness.external.external_agent import ExternalAgent
 from webharness.external.recorded_episode import RecordedEpisode
-from webharness.mcp.episodes import StepResult
 from webharness.mcp.http import EpisodeEndpoints, ServingThread
-from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, TaskInstance
-from webharness.trace.recorder import EpisodeRecorder, env_frame, env_timings, step_record
-
-ANSWERS = ("stdout", "none")
-_ENDINGS = {
-    Exit.EXITED: EndedBy.AGENT_EXIT,
-    Exit.FAILED: EndedBy.AGENT_ERROR,
-    Exit.KILLED: EndedBy.AGENT_CRASH,
-    Exit.TIMED_OUT: EndedBy.AGENT_TIMEOUT,
-    Exit.STOPPED: EndedBy.AGENT_DISCONNECT,
-}
 
 
-class McpAgent:
-    """An agent that is a command speaking MCP; the runner plays it with ``play``.
+class McpAgent(ExternalAgent):
+    """An agent that is a command speaking MCP.
 
     Args:
         command: the command template, e.g. ``my-agent --goal {goal} --mcp {mcp_url}``.
         command_file: a file holding the template, instead of ``command``.
         timeout_s: the wall-time budget of one episode's process.
-        answer: ``"stdout"``: without ``webharness_answer``, the last line of stdout is
-            the final answer; ``"none"``: only the tool gives one.
+        answer: ``"stdout"`` or ``"none"`` (``ExternalAgent``).
         vision: also serve the coordinate tools (Playwright MCP's ``--caps vision``).
         exit_grace_s: how long the process has to exit by itself once the episode has
             ended or its client has closed the session, before it is ended.
-        model: the model behind the agent, for the reports; without it, the model the
-            agent's requests name at the ``llm_proxy``, if any.
+        model: the model behind the agent, for the reports.
         cwd: the process's working folder (default: the runner's).
-        llm_proxy: an OpenAI-compatible upstream URL: the process's ``OPENAI_BASE_URL``
-            (and ``OPENAI_API_BASE``) is pointed at a local proxy that forwards every request
-            to it unchanged and counts the episode's tokens (``webharness run --llm-proxy``).
+        llm_proxy: an OpenAI-compatible upstream URL whose tokens are counted.
 
     Raises:
-        ConfigError: neither or both of ``command`` and ``command_file``, a template that
-            cannot work (an unknown placeholder, a program that is not found), or an
-            option out of range.
+        ConfigError: as ``ExternalAgent``.
     """
 
-    name = "mcp"
-    plays_itself = True  # the runner calls play(), not act()
+    name = kind = "mcp"
 
     def __init__(
         self,
@@ -91,143 +53,24 @@ class McpAgent:
         cwd: str | None = None,
         llm_proxy: str | None = None,
     ) -> None:
-        if (command is None) == (command_file is None):
-            raise ConfigError(
-                "command", command, "give the agent's command or command_file, exactly one"
-            )
-        self.command = (
-            AgentCommand.parse(command, "mcp")
-            if command is not None
-            else AgentCommand.from_file(str(command_file), "mcp")
+        super().__init__(
+            command, command_file, timeout_s, answer, exit_grace_s, model, cwd, llm_proxy
         )
-        if not 0 < timeout_s < float("inf"):
-            raise ConfigError("timeout_s", timeout_s, "give a number of seconds above 0")
-        if answer not in ANSWERS:
-            raise ConfigError("answer", answer, f"choose one of {', '.join(ANSWERS)}")
-        if not 0 <= exit_grace_s < float("inf"):
-            raise ConfigError("exit_grace_s", exit_grace_s, "give a number of seconds, 0 or more")
-        self.timeout_s, self.answer, self.vision = float(timeout_s), answer, bool(vision)
-        self.exit_grace_s, self.model = float(exit_grace_s), model
-        self.cwd = Path(cwd) if cwd is not None else None
-        self.llm_proxy = LlmProxy(llm_proxy).upstream if llm_proxy is not None else None
-        self.process_end: ProcessEnd | None = None  # the last episode's
-        self.usage = TokenUsage()  # the last episode's, counted at the proxy
+        self.vision = bool(vision)
 
-    def reset(self, instance: TaskInstance) -> None:
-        """Nothing to do: ``play`` starts the process per episode."""
-
-    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
-        """Not how this agent plays: it acts through its own process (``play``)."""
-        raise WebHarnessError("an MCP agent acts through its own process: the runner calls play()")
-
-    def play(
-        self,
-        env: gym.Env,
-        seed: int | None,
-        recorder: EpisodeRecorder,
-        folder: Path,
-        screenshots: bool = True,
-    ) -> EpisodeTrace:
-        """Play one episode: serve it, run the command, end it; returns the trace."""
-        obs, info = env.reset(seed=seed)
-        recorder.start(info["task"], env)
-        try:
-            recorder.add(
-                step_record(0, obs, info, 0.0, env_timings(env)), env_frame(env, obs, screenshots)
-            )
-            first = StepResult(obs, info, ended=False)
-            wake = threading.Event()  # the episode ended, or the agent's client left
-            episode = RecordedEpisode(env, recorder, first, self.vision, screenshots, wake)
-            return recorder.finish(self._serve_and_run(episode, folder, wake))
-        finally:
-            recorder.close()
-
-    def _serve_and_run(
+    @contextlib.contextmanager
+    def door(
         self, episode: RecordedEpisode, folder: Path, wake: threading.Event
-    ) -> EpisodeEnd:
-        def session_ended(session: str) -> None:
-            wake.set()
-
+    ) -> Iterator[dict[str, str]]:
+        """The episode's MCP endpoint, and ``mcp.json`` in the episode's folder."""
         endpoints = EpisodeEndpoints()
-        endpoint = endpoints.add_episode(episode, on_session_end=session_ended)
+        endpoint = endpoints.add_episode(episode, on_session_end=lambda session: wake.set())
         serving = ServingThread(endpoints)
         url = f"http://127.0.0.1:{serving.start()}{endpoint.path}"
-        try:
-            values = self._values(episode.goal, url, folder)
-            with contextlib.ExitStack() as stack:
-                environment = self.command.environment(values)
-                if self.llm_proxy is not None:
-                    meter = stack.enter_context(LlmProxy(self.llm_proxy)).meter()
-                    stack.callback(self._count, meter, folder)
-                    environment |= {"OPENAI_BASE_URL": meter.base_url}
-                    environment |= {"OPENAI_API_BASE": meter.base_url}
-                argv = self.command.argv(values)
-                self.process_end, last = self._run(argv, environment, folder, wake)
-            return self._ending(episode, self.process_end, last)
-        finally:
-            serving.stop()
-
-    def _run(
-        self, argv: list[str], environment: dict[str, str], folder: Path, wake: threading.Event
-    ) -> tuple[ProcessEnd, str | None]:
-        """Run the command; returns how it ended and the last line of its stdout.
-
-        It runs until it ends, the budget runs out, or ``wake`` is set (the episode ended,
-        the client left) and then a moment more; its group is ended either way.
-        """
-        process = AgentProcess(argv, environment, folder, self.cwd).start()
-        why = Exit.STOPPED  # unless the budget runs out
-        try:
-            if process.wait(time.monotonic() + self.timeout_s, wake):
-                pass  # it ended by itself
-            elif wake.is_set():  # give it a moment to exit by itself
-                process.wait(time.monotonic() + self.exit_grace_s, threading.Event())
-            else:
-                why = Exit.TIMED_OUT
-        finally:
-            end = process.stop(why)
-        return end, process.last_line()
-
-    def _count(self, meter: Meter, folder: Path) -> None:
-        """Take the episode's tokens (and the model its requests named) from ``meter``.
-
-        What it counted is kept in the episode's ``llm_usage.json``.
-        """
-        meter.close()
-        self.usage = meter.usage
-        if self.model is None and meter.models:
-            self.model = meter.models[0]
-        counted = {
-            "requests": meter.requests,
-            "uncounted": meter.uncounted,  # answers whose usage could not be read
-            "prompt_tokens": self.usage.prompt_tokens,
-            "completion_tokens": self.usage.completion_tokens,
-            "models": list(meter.models),
-        }
-        (folder / "llm_usage.json").write_text(json.dumps(counted, indent=2) + "\n", "utf-8")
-
-    def _values(self, goal: str, url: str, folder: Path) -> dict[str, str]:
         config = folder / "mcp.json"
         servers = {"mcpServers": {"webharness": {"type": "http", "url": url}}}
         config.write_text(json.dumps(servers, indent=2) + "\n", encoding="utf-8")
-        return {
-            "goal": goal,
-            "mcp_url": url,
-            "mcp_config": str(config.resolve()),
-            "episode_dir": str(folder.resolve()),
-        }
-
-    def _ending(self, episode: RecordedEpisode, end: ProcessEnd, last: str | None) -> EpisodeEnd:
-        """The episode's end.
-
-        The step that ended it, else the answer the process printed, else the process's
-        own end.
-        """
-        if episode.end is not None:
-            return episode.end
-        if end.exit is Exit.EXITED and self.answer == "stdout" and last:
-            episode.step(SendMsgToUser(text=last))
-            if episode.end is not None:
-                return episode.end
-        ended_by = _ENDINGS[end.exit]
-        return episode.finish(EpisodeEnd(truncated=True, ended_by=ended_by, error=end.describe()))
+        try:
+            yield {"mcp_url": url, "mcp_config": str(config.resolve())}
+        finally:
+            serving.stop()

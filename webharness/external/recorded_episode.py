@@ -13,7 +13,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from webharness.actions import Action
+from webharness.actions import Action, Performed
 from webharness.errors import WebHarnessError
 from webharness.mcp.episodes import EpisodeEndedError, StepResult
 from webharness.trace.models import EpisodeEnd
@@ -65,7 +65,7 @@ class RecordedEpisode:
         """The episode's instruction."""
         return str(self._last.info["task"].instruction)
 
-    def step(self, action: Action) -> StepResult:
+    def step(self, action: Action | Performed) -> StepResult:
         """One env step, recorded; after the episode's end, ``EpisodeEndedError``."""
         with self._lock:
             if self._last.ended:

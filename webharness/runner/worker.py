@@ -36,7 +36,7 @@ from webharness.trace.io import keep_frames_of
 from webharness.trace.models import EpisodeTrace
 from webharness.trace.recorder import EpisodeRecorder
 
-EnvKey = tuple[str, str, str]  # env id, observation mode, perturbation stack
+EnvKey = tuple[str, str, str, bool]  # env id, observation mode, perturbation stack, cdp
 _log = logging.getLogger("webharness.runner.worker")
 
 
@@ -64,12 +64,13 @@ class Worker:
         self._browser = ExitStack()
         self._browser.enter_context(keep_browser())
 
-    def env(self, env_id: str, obs_mode: str, perturbations: str) -> gym.Env:
-        """An env for this task, observation mode and perturbation stack, kept or made.
+    def env(self, env_id: str, obs_mode: str, perturbations: str, cdp: bool = False) -> gym.Env:
+        """An env for this task, observation mode and perturbation stack, kept or made;
+        with ``cdp``, one that serves its browser to an agent driving it itself.
 
         Moving to another task closes the previous task's envs and drops its golden traces.
         """
-        key = (env_id, obs_mode, perturbations)
+        key = (env_id, obs_mode, perturbations, cdp)
         if key in self.envs:
             self.envs[key] = self.envs.pop(key)  # most recently used last
             return self.envs[key]
@@ -78,7 +79,8 @@ class Worker:
         self.goldens = {k: traces for k, traces in self.goldens.items() if k[0] == env_id}
         while len(self.envs) >= self.capacity:
             self.envs.pop(next(iter(self.envs))).close()
-        env = gym.make(env_id, obs_mode=obs_mode, render_mode="rgb_array")
+        served = {"cdp": True} if cdp else {}  # only envs that serve CDP take the option
+        env = gym.make(env_id, obs_mode=obs_mode, render_mode="rgb_array", **served)
         if perturbations:
             env = apply_perturbations(env, perturbations)
         self.envs[key] = env
@@ -100,7 +102,8 @@ class Worker:
         agent = _make_agent(job.agent, job.agent_options)
         _register_task(job)
         _register_perturbations(job)
-        env = self.env(job.env_id, job.obs_mode, job.perturbations)
+        cdp = getattr(agent, "needs_cdp", False)
+        env = self.env(job.env_id, job.obs_mode, job.perturbations, cdp)
         started = time.perf_counter()
         try:
             trace, writing_ms = _play(env, agent, job, folder, episode)
@@ -112,7 +115,7 @@ class Worker:
         with folder.writing(f"writing the golden traces or transcript of {_of(job)}"):
             _save_transcript(agent, episode)
             with _timed(phases, "golden"):
-                goldens = self._goldens(job, folder)
+                goldens = self._goldens(job, folder, env)
         spec = env.unwrapped.task_spec  # type: ignore[attr-defined]
         with _timed(phases, "scoring"):
             score = score_trace(trace, goldens, spec=spec)
@@ -122,15 +125,16 @@ class Worker:
                 keep_frames_of(episode, telling_steps(attempt))
         return attempt
 
-    def _goldens(self, job: EpisodeJob, folder: RunFolder) -> list[EpisodeTrace]:
-        """The task's golden traces for this seed: kept, saved in the run, or recorded now."""
+    def _goldens(self, job: EpisodeJob, folder: RunFolder, env: gym.Env) -> list[EpisodeTrace]:
+        """The task's golden traces for this seed: kept, saved in the run, or recorded now
+        (``env`` is the job's, for the cache's key)."""
         key = (job.env_id, job.seed)
         if key not in self.goldens:
-            record = functools.partial(self._record_goldens, job)
+            record = functools.partial(self._record_goldens, job, env)
             self.goldens[key] = folder.goldens(job.env_id, job.seed, record)
         return self.goldens[key]
 
-    def _record_goldens(self, job: EpisodeJob, into: Path) -> None:
+    def _record_goldens(self, job: EpisodeJob, env: gym.Env, into: Path) -> None:
         """Put the golden traces into ``into``: linked from the cache's entry (recorded into
         the cache first when it has none), or recorded there when the cache cannot serve or
         the recording failed (it is not cached, and this run records it again)."""
@@ -140,7 +144,7 @@ class Worker:
             return golden_traces(clean, job.seed, folder, screenshots=job.screenshots)
 
         cache = self._cache(job.golden_cache)
-        unwrapped: Any = self.env(job.env_id, job.obs_mode, job.perturbations).unwrapped
+        unwrapped: Any = env.unwrapped
         key = golden_key(
             unwrapped.task_spec, job.seed, screenshots=job.screenshots, viewport=unwrapped.viewport
         )

@@ -1,0 +1,67 @@
+"""Agents that drive their own browser, in ``webharness run --agents 'cdp[command=...]'``: a
+plain Playwright script (``tests.support.playwright_cdp_agent``) connected to ``{cdp_url}``
+plays form-v0 on seeds 0-1, a faulty one is diagnosed, and a hung one is ended with
+everything it started."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webharness.agents.specs import parse_agent_spec
+from webharness.reporting.records import read_attempts
+
+REPO = Path(__file__).resolve().parents[2]
+AGENT = f"{sys.executable} -m tests.support.playwright_cdp_agent --cdp {{cdp_url}} --goal {{goal}}"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def run(browser: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("cdp") / "run"
+    agents = {
+        "golden": f'cdp[command="{AGENT}"]',
+        "no_save": f'cdp[command="{AGENT} --fault no-save"]',
+        "hang": 'cdp[command="sleep 600",timeout_s=3]',
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "webharness.cli", "run", "--agents", ",".join(agents.values()),
+         "--tasks", "form", "--seeds", "0-1", "--workers", "2", "--obs-mode", "text",
+         "--out", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    attempts = read_attempts(out / "results.jsonl")
+    labels = {parse_agent_spec(spec).label: name for name, spec in agents.items()}
+    by_name: dict[str, list[Any]] = {name: [] for name in agents}
+    for attempt in attempts:
+        by_name[labels[attempt.runner]].append(attempt)
+    return {"attempts": by_name, "out": out}
+
+
+def test_a_playwright_script_passes_every_seed(run: dict[str, Any]) -> None:
+    golden = run["attempts"]["golden"]
+    assert len(golden) == 2 and all(a.passed for a in golden), [a.failure_message for a in golden]
+    for attempt in golden:
+        assert attempt.progress_rate == 1.0 and attempt.first_divergence_step is None
+        assert attempt.ended_by == "send_msg_to_user"  # its printed last line
+
+
+def test_a_script_that_never_saves_is_a_false_success_where_it_stopped(
+    run: dict[str, Any],
+) -> None:
+    for attempt in run["attempts"]["no_save"]:
+        assert not attempt.passed and attempt.false_success and not attempt.not_executable
+        assert attempt.failure_code == "task_incomplete" and attempt.root_cause == "decision"
+        assert attempt.first_divergence_step == attempt.steps  # the answer instead of Save
+
+
+def test_a_hung_agent_is_timed_out_and_the_trace_keeps_its_folder(run: dict[str, Any]) -> None:
+    for attempt in run["attempts"]["hang"]:
+        assert attempt.ended_by == "agent_timeout" and not attempt.not_executable
+        assert (run["out"] / attempt.trace_dir / "agent.stdout").exists()
