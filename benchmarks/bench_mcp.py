@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from door_modes import env_steps, run_modes  # benchmarks/, run as a script
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
@@ -37,26 +37,6 @@ from webharness.browser.shared import keep_browser
 from webharness.mcp import EpisodeConfig, make_env
 
 ENV_ID = "WebEval/form-v0"
-
-
-def refs(state: Any) -> tuple[str, str]:
-    """The refs of the "New contact" button and, once it is open, the VIP checkbox."""
-    new = state.find("button", "New contact")
-    vip = state.find("checkbox", "VIP customer")
-    return (new[0].ref if new else ""), (vip[0].ref if vip else "")
-
-
-def env_steps(env: Any, steps: int, seed: int) -> list[float]:
-    """Seconds per ``env.step`` click of the checkbox."""
-    _, info = env.reset(seed=seed)
-    _, _, _, _, info = env.step(f"click({refs(info['semantic_state'])[0]!r})")
-    checkbox = refs(info["semantic_state"])[1]
-    times = []
-    for _ in range(steps):
-        started = time.perf_counter()
-        env.step(f"click({checkbox!r})")
-        times.append(time.perf_counter() - started)
-    return times
 
 
 async def mcp_clicks(session: ClientSession, steps: int, seed: int) -> list[float]:
@@ -105,10 +85,10 @@ async def run(steps: int, rounds: int, obs_mode: str) -> dict[str, Any]:
             async with streamable_http_client(url) as (read, write, *_):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
-                    env_steps(env, 5, seed=0)  # warm both: the browser, the golden traces
+                    env_steps(env, 5)  # warm both: the browser, the golden traces
                     await mcp_clicks(session, 5, seed=0)
                     for _ in range(rounds):
-                        step_times += await asyncio.to_thread(env_steps, env, steps, 0)
+                        step_times += await asyncio.to_thread(env_steps, env, steps)
                         mcp_times += await mcp_clicks(session, steps, seed=0)
     finally:
         env.close()
@@ -136,13 +116,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     with keep_browser():
-        figures = [
-            asyncio.run(run(args.steps, args.rounds, m)) for m in args.obs_mode or ["both", "text"]
-        ]
-    print(json.dumps(figures, indent=2))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(figures, f, indent=2)
+        run_modes(lambda mode: run(args.steps, args.rounds, mode), args.obs_mode, args.json)
 
 
 if __name__ == "__main__":

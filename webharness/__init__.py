@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from webharness.browser.host import find_chromium
     from webharness.browser.shared import keep_browser
     from webharness.envs.registration import register_tasks
+    from webharness.external.cdp_door import attach
 
 __version__ = "0.3.0"
 
@@ -74,6 +75,7 @@ __all__ = [
     "__version__",
     "align",
     "annotate",
+    "attach",
     "find_chromium",
     "get_task",
     "keep_browser",
@@ -93,6 +95,7 @@ __getattr__, __dir__ = _lazy.lazy_names(
         "webharness.browser.host": ["find_chromium"],
         "webharness.browser.shared": ["keep_browser"],
         "webharness.envs.registration": ["register_tasks"],
+        "webharness.external.cdp_door": ["attach"],
     },
 )
 

@@ -14,6 +14,7 @@ import pytest
 
 from webharness.agents.specs import parse_agent_spec
 from webharness.reporting.records import read_attempts
+from webharness.trace.io import load_trace
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT = f"{sys.executable} -m tests.support.playwright_cdp_agent --cdp {{cdp_url}} --goal {{goal}}"
@@ -28,6 +29,7 @@ def run(browser: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, An
         "golden": f'cdp[command="{AGENT}"]',
         "no_save": f'cdp[command="{AGENT} --fault no-save"]',
         "hang": 'cdp[command="sleep 600",timeout_s=3]',
+        "asker": f'cdp[command="{AGENT} --ask {{ask_url}}"]',
     }
     done = subprocess.run(
         [sys.executable, "-m", "webharness.cli", "run", "--agents", ",".join(agents.values()),
@@ -65,3 +67,12 @@ def test_a_hung_agent_is_timed_out_and_the_trace_keeps_its_folder(run: dict[str,
     for attempt in run["attempts"]["hang"]:
         assert attempt.ended_by == "agent_timeout" and not attempt.not_executable
         assert (run["out"] / attempt.trace_dir / "agent.stdout").exists()
+
+
+def test_a_question_at_ask_url_is_the_episodes_ask_user_step(run: dict[str, Any]) -> None:
+    for attempt in run["attempts"]["asker"]:
+        trace = load_trace(run["out"] / attempt.trace_dir)
+        actions = [s.action or "" for s in trace.steps]
+        assert actions[1] == "ask_user('Should the contact be saved?')"
+        assert "the user said" in (run["out"] / attempt.trace_dir / "agent.stderr").read_text()
+        assert attempt.passed  # then it did the task

@@ -55,7 +55,7 @@ async def page_session(socket: ClientConnection) -> tuple[str, list[dict[str, An
 REFUSED_AT_ROOT = [
     ("Target.createBrowserContext", {}),
     ("Target.disposeBrowserContext", {"browserContextId": "X"}),
-    ("Target.createTarget", {"url": "about:blank", "browserContextId": "ANOTHER"}),
+    ("Target.createTarget", {"url": "about:blank"}),
     ("Target.attachToTarget", {"targetId": "NOT-OURS", "flatten": True}),
     ("Target.closeTarget", {"targetId": "NOT-OURS"}),
     ("Browser.close", {}),

@@ -1,8 +1,8 @@
 """What an agent's CDP connection may see and do: its episode's browser context, nothing else.
 
 An agent connected to the episode (``cdp_mux``) sees the targets of the episode's browser
-context only (its page and the pages and workers it opens there), never another episode's
-context or a page of the harness's own. Commands that would escape the episode are refused
+context only (its page, the page's frames and workers), never another episode's context
+or a page of the harness's own. Commands that would escape the episode are refused
 with a CDP error that names the method:
 
 - another browser context, a target outside the episode's, ``Target.*`` on a foreign target;
@@ -10,7 +10,9 @@ with a CDP error that names the method:
 - request interception (``Fetch.*``, ``Network.setRequestInterception``), which could
   answer or reroute the page's requests past the task's rules;
 - downloads allowed to a folder (``Browser.setDownloadBehavior``, ``Page.setDownloadBehavior``);
-- ``Page.navigate`` and ``Target.createTarget`` to an origin the task does not allow.
+- ``Page.navigate`` to an origin the task does not allow, and a new page
+  (``Target.createTarget``): as for any agent, an episode has one page, and the harness
+  closes new windows.
 
 Everything the agent's pages request still goes through the context's egress proxy, which
 checks and records it as for any episode. A command without a browser context, as a
@@ -31,6 +33,9 @@ REFUSED = {
     "Target.attachToBrowserTarget": "the connection is already the episode's browser session",
     "Target.exposeDevToolsProtocol": "it would hand a page the whole protocol",
     "Target.setRemoteLocations": "the episode's targets are all here",
+    # The harness closes every page but the episode's (new windows are refused and
+    # recorded), so a page opened here would be closed under the agent: refused at once.
+    "Target.createTarget": "an episode has one page (new windows are refused): navigate it",
     "Browser.close": "the browser is the harness's: end the episode instead",
     "Browser.crash": "the browser is the harness's",
     "Browser.crashGpuProcess": "the browser is the harness's",
@@ -104,8 +109,6 @@ class EpisodeView:
             )
         if method == "Target.getBrowserContexts":
             return Answer({"browserContextIds": [self.context_id]})
-        if method == "Target.createTarget":
-            return self._new_target(params)
         if method in ("Page.navigate",) and not self._allowed(str(params.get("url", ""))):
             raise Refused(
                 f"webharness refuses {method}: the task does not allow {params.get('url')!r}"
@@ -137,19 +140,6 @@ class EpisodeView:
 
     def _allowed(self, url: str) -> bool:
         return url in ("", "about:blank") or self.allows_url(url)
-
-    def _new_target(self, params: dict[str, Any]) -> dict[str, Any]:
-        context = params.get("browserContextId", self.context_id)
-        if context != self.context_id:
-            raise Refused(
-                f"webharness refuses Target.createTarget: browser context {context!r} is not "
-                "this episode's"
-            )
-        if not self._allowed(str(params.get("url", ""))):
-            raise Refused(
-                f"webharness refuses Target.createTarget: the task does not allow {params['url']!r}"
-            )
-        return {**params, "browserContextId": self.context_id}
 
     def _downloads(self, method: str, params: dict[str, Any]) -> dict[str, Any] | Answer:
         """Downloads stay refused. Asking to deny them is done; asking to allow them for the

@@ -67,6 +67,12 @@ class CdpDoor:
         self.url = self.unwrapped.runtime.run(self._open(), OPEN_TIMEOUT_S)
         return self.url
 
+    def flush(self) -> None:
+        """Record the step the agent has done and that is not recorded yet, if any."""
+        runtime = self.unwrapped.runtime
+        if self.url is not None and runtime is not None:
+            runtime.run(self.reader.flush(), None)
+
     def close(self) -> None:
         """Record the agent's last step, if it is not yet, and close the door (the agent's
         connections with it)."""
@@ -74,7 +80,7 @@ class CdpDoor:
         if self.url is None or runtime is None:
             return
         mux = runtime.host.mux
-        runtime.run(self.reader.flush(), None)
+        self.flush()
         if mux is not None:
             runtime.run(mux.shut(self.url), OPEN_TIMEOUT_S)
         self.url = None

@@ -25,7 +25,7 @@ from webharness.errors import ConfigError, did_you_mean
 #: The placeholders each door fills, by the agent's kind.
 PLACEHOLDERS: dict[str, tuple[str, ...]] = {
     "mcp": ("goal", "mcp_url", "mcp_config", "episode_dir"),
-    "cdp": ("goal", "cdp_url", "episode_dir"),
+    "cdp": ("goal", "cdp_url", "ask_url", "episode_dir"),
 }
 
 
