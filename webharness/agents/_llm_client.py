@@ -103,6 +103,7 @@ class ChatClient:
         self.timeout_s, self.max_tokens, self.temperature = timeout_s, max_tokens, temperature
         self.token_param, self.retry = token_param, retry
         self._sleep, self._clock, self._rng = sleep, clock, rng
+        self.tools: list[dict[str, Any]] = []  # offered to the model with every request
 
     @property
     def where(self) -> str:
@@ -144,6 +145,8 @@ class ChatClient:
         body[self.token_param] = self.max_tokens
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.tools:
+            body["tools"] = self.tools
         return body
 
     def _rejects_token_param(self, failure: _Failure) -> bool:
@@ -266,18 +269,28 @@ def parse_completion(data: dict[str, Any], where: str) -> tuple[str, TokenUsage]
     Raises:
         LLMUnavailableError: the answer has no ``choices[0].message``.
     """
-    try:
-        reply = data["choices"][0]["message"].get("content") or ""
-    except (KeyError, IndexError, TypeError, AttributeError):
-        raise LLMUnavailableError(
-            f"{where} answered without choices[0].message: {str(data)[:200]}"
-        ) from None
+    reply = reply_message(data, where).get("content") or ""
     raw = data.get("usage") or {}
     usage = TokenUsage(
         prompt_tokens=int(raw.get("prompt_tokens") or 0),
         completion_tokens=int(raw.get("completion_tokens") or 0),
     )
     return str(reply), usage
+
+
+def reply_message(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """The answer's ``choices[0].message``.
+
+    Raises:
+        LLMUnavailableError: it has none.
+    """
+    try:
+        message = data["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        message = None
+    if not isinstance(message, dict):
+        raise LLMUnavailableError(f"{where} answered without choices[0].message: {str(data)[:200]}")
+    return message
 
 
 def _error_body(exc: urllib.error.HTTPError) -> bytes:

@@ -21,6 +21,7 @@ retry policy and set-of-marks are described in ``docs/agents.md``.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -34,7 +35,9 @@ from webharness.agents._llm_client import (
     LLMStats,
     LLMUnavailableError,
     parse_completion,
+    reply_message,
 )
+from webharness.agents._llm_computer import COMPUTER_TOOL, computer_action, computer_messages
 from webharness.agents._llm_prompt import (
     MAX_TREE_CHARS,
     OBS_PARTS,
@@ -68,6 +71,7 @@ __all__ = [
 ]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MODES = ("dom", "computer")  # what is sent and what comes back (``mode``)
 MAX_HISTORY = 20  # earlier turns the chat memory can hold at most
 
 
@@ -100,6 +104,9 @@ class LLMAgent:
         rng: draws the backoff's jitter (default: a fresh ``random.Random``).
         sleep: waits before a retry (injectable for tests).
         clock: the Unix time, to read ``Retry-After`` dates (injectable for tests).
+        mode: ``"dom"`` (the observation as chosen above, a DSL action back) or
+            ``"computer"``: the goal and the screenshot only, and a computer-use action
+            back as a tool call (``_llm_computer``); it needs a model that reads images.
 
     Raises:
         LLMUnavailableError: no model, no key, or a base_url that is not http(s).
@@ -131,7 +138,15 @@ class LLMAgent:
         rng: random.Random | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
+        mode: str = "dom",
     ) -> None:
+        if mode not in MODES:
+            raise ValueError(
+                f"mode={mode!r}: use one of {', '.join(MODES)}.{did_you_mean(mode, MODES)}"
+            )
+        self.mode = mode
+        if mode == "computer":  # the screenshot and the goal, nothing of the tree
+            vision, obs_parts = True, obs_parts or ("goal", "screenshot")
         self.base_url = (
             base_url or os.environ.get("WEBHARNESS_LLM_BASE_URL") or DEFAULT_BASE_URL
         ).rstrip("/")
@@ -162,6 +177,8 @@ class LLMAgent:
             clock=clock,
             rng=rng or random.Random(),
         )
+        if mode == "computer":
+            self.client.tools = [COMPUTER_TOOL]
         self.total_usage, self.total_stats = TokenUsage(), LLMStats()
         self.reset(None)
 
@@ -180,8 +197,9 @@ class LLMAgent:
         self._turns: deque[Turn] = deque(maxlen=self.history)
         self._step = 0
 
-    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
-        """The next action (DSL), or the raw reply when it holds none (the env says so).
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> Any:
+        """The next action (DSL), or the raw reply when it holds none (the env says so);
+        in computer mode, a computer call the env could not read as it is.
 
         Raises:
             LLMUnavailableError: the model could not be called (see ``docs/agents.md``).
@@ -189,20 +207,28 @@ class LLMAgent:
         if self._turns and obs.get("last_action_error"):
             self._turns[-1].error = str(obs["last_action_error"])[:300]
         image = self._image(obs, info)
-        messages = build_messages(
-            obs,
-            self._turns,
-            history=self.history,
-            obs_parts=self.obs_parts,
-            max_tree_chars=self.max_tree_chars,
-            image_url=image,
-            marked=bool(image) and self.set_of_marks,
-        )
-        reply, usage = self.complete(messages)
-        action = parse_reply(reply)
+        if self.mode == "computer":
+            goal = str(obs.get("goal", ""))
+            messages = computer_messages(goal, image, list(self._turns))
+            message, usage = self._reply(messages)
+            action: Any = computer_action(message)
+            reply = json.dumps(message.get("tool_calls") or message.get("content"))
+        else:
+            messages = build_messages(
+                obs,
+                self._turns,
+                history=self.history,
+                obs_parts=self.obs_parts,
+                max_tree_chars=self.max_tree_chars,
+                image_url=image,
+                marked=bool(image) and self.set_of_marks,
+            )
+            reply, usage = self.complete(messages)
+            action = parse_reply(reply)
         self._step += 1
         url = str(obs.get("url", ""))
-        self._turns.append(Turn(self._step, action[:300], reply=reply, url=url))
+        shown = action if isinstance(action, str) else json.dumps(action)
+        self._turns.append(Turn(self._step, shown[:300], reply=reply, url=url))
         if self.log_prompts:
             self.transcript.append(
                 {
@@ -220,12 +246,18 @@ class LLMAgent:
 
         Requests and retries are added to ``stats`` and ``total_stats``.
         """
+        message, usage = self._reply(messages)
+        return str(message.get("content") or ""), usage
+
+    def _reply(self, messages: list[dict[str, Any]]) -> tuple[dict[str, Any], TokenUsage]:
+        """One chat completion: the reply's message and its token usage (counted)."""
         data = self.client.complete(messages, self.stats, self.total_stats)
-        reply, usage = parse_completion(data, self.client.where)
+        message = reply_message(data, self.client.where)
+        _, usage = parse_completion(data, self.client.where)
         for total in (self.usage, self.total_usage):
             total.prompt_tokens += usage.prompt_tokens
             total.completion_tokens += usage.completion_tokens
-        return reply, usage
+        return message, usage
 
     def _image(self, obs: dict[str, Any], info: dict[str, Any]) -> str | None:
         frame = obs.get("screenshot")
