@@ -31,3 +31,16 @@ def choice(enum: type[Any], value: str, name: str) -> Any:
         raise ValueError(
             f"{name}={value!r} is not one of {options}.{did_you_mean(str(value), options)}"
         ) from None
+
+
+def sized(value: Any, name: str) -> tuple[int, int]:
+    """A (width, height) of whole positive pixels."""
+    if (
+        not isinstance(value, (tuple, list))
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+    ):
+        raise ValueError(
+            f"{name}={value!r}: give (width, height) in whole pixels, e.g. (1024, 768)"
+        )
+    return int(value[0]), int(value[1])

@@ -13,7 +13,8 @@ from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.apps import AppInstance
 from webharness.browser.page_session import DEFAULT_TREE_LINES
 from webharness.browser.runtime import BrowserRuntime
-from webharness.envs.arguments import at_least, choice, setup_s
+from webharness.envs.arguments import at_least, choice, setup_s, sized
+from webharness.episode.display import Display
 from webharness.episode.episode import Episode, EpisodeOptions, Observed
 from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.episode.observation import ObsMode, build_observation, observation_space
@@ -56,6 +57,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
     ``info["app"]`` is the instance's URL. An app that cannot start or reset makes ``reset``
     raise ``AppError`` naming its command and last lines (a not-executable episode).
 
+    ``display=(w, h)`` is a computer-use agent's display: the screenshot is scaled to it,
+    its pointer's coordinates are mapped back to the page's (``info["display"]``).
+
     With ``cdp=True`` the browser's protocol is served, so an agent can drive the episode's
     page itself (``webharness.attach``); each step it takes is an ``A.Performed`` step.
     """
@@ -76,6 +80,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         settle_cap_ms: float = 3_000,
         max_tree_lines: int = DEFAULT_TREE_LINES,
         cdp: bool = False,
+        display: tuple[int, int] | None = None,
     ) -> None:
         self.task_spec = task if isinstance(task, TaskSpec) else get_task(task)
         self.obs_mode = choice(ObsMode, obs_mode, "obs_mode")
@@ -94,7 +99,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             settle_cap_ms=settle_cap_ms,
             max_tree_lines=at_least(10, max_tree_lines, "max_tree_lines"),
         )
-        self.observation_space = observation_space(self.obs_mode, viewport)
+        # A computer-use agent's display: screenshots at its size, its pointer mapped back.
+        self.display = Display(sized(display, "display"), viewport) if display else None
+        self.observation_space = observation_space(self.obs_mode, display or viewport)
         self.action_space = text_space(A.MAX_ACTION_CHARS)  # DSL strings; typed Actions too
         self.hook_factories: list[HookFactory] = []  # wrappers' perturbations, applied per episode
         self._runtime: BrowserRuntime | None = None  # launched on the first reset
@@ -204,6 +211,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             raise ResetNeeded("call reset() before step(), and again after an episode has ended")
         self._steps += 1
         parsed, refused = A.step_action(action)
+        if self.display is not None and not isinstance(action, A.Performed):
+            parsed = self.display.to_page(parsed)  # the trace keeps the page's coordinates
         try:
             label = action if isinstance(action, str) else None
             result, observed = self._runtime.run(
@@ -232,7 +241,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             except Exception as exc:  # the browser died or hung: the harness's fault
                 return self._runtime_failure(episode, action, exc)
             success = episode.success()
-        shown = parsed if isinstance(action, dict) and refused is None else action  # as DSL
+        scaled = self.display is not None and refused is None
+        shown = parsed if (isinstance(action, dict) or scaled) and refused is None else action
         info = self._info(episode, observed, shown, result, success)
         if terminated or truncated:
             self._ended = True
@@ -333,7 +343,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         return build_observation(
             self.obs_mode,
             axtree=observed.axtree,
-            screenshot=observed.screenshot,
+            screenshot=self.display.frame(observed.screenshot)
+            if self.display
+            else observed.screenshot,
             url=observed.state.url,
             goal=episode.task.instance.instruction,
             last_action_error=error,
@@ -348,7 +360,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         result: ActionResult | None,
         success: bool | None = None,
     ) -> dict[str, Any]:
-        info = {
+        info: dict[str, Any] = {
             "task": episode.task.instance,
             "semantic_state": observed.state,
             "action": A.action_text(action),
@@ -361,6 +373,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         }
         if episode.task.spec.app_url is not None:
             info["app"] = episode.task.spec.app_url  # where this episode's app instance runs
+        if self.display is not None:
+            info["display"] = {"size": self.display.size, "viewport": self.viewport}
         return info
 
 
