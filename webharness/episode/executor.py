@@ -30,6 +30,13 @@ Handler = Callable[[PageSession, Any, ExecContext], Awaitable[None]]
 
 async def execute(session: PageSession, action: Any, ctx: ExecContext) -> ActionResult:
     """Run one action; every failure is reported, none raised."""
+    result = await _run(session, action, ctx)
+    if ctx.pointer is not None:  # what the pointer hit, whatever became of the action
+        result.pointer, result.pointer_end = ctx.pointer, ctx.pointer_end
+    return result
+
+
+async def _run(session: PageSession, action: Any, ctx: ExecContext) -> ActionResult:
     handler = _HANDLERS[A.ActionKind(action.kind)]
     navigations = session.navigations
     try:

@@ -19,6 +19,7 @@ import {
   selectOption,
 } from "./act.js";
 import { readyNow, waitReady } from "./ready.js";
+import { pointerAt } from "./pointer.js";
 
 const observation = ({ minRef, maxLines, scopes }) => snapshot({ minRef, maxLines, scopes });
 const observe = (o) => toJSON(observation(o));
@@ -58,6 +59,7 @@ Object.defineProperty(window, KEY, {
     armWheel,
     awaitWheel,
     identify,
+    pointerAt,
     revealFrame,
     frameHit,
     element: (ref) => {
