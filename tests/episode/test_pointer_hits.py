@@ -5,30 +5,16 @@ drag, and where mouse_down, mouse_up and a wheel at a point act."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.support.sites import site_spec
 from webharness.action_result import PointerHit
 from webharness.envs import WebEvalEnv
-from webharness.spec.task_spec import TaskSpec
-
-SITE = Path(__file__).parents[1] / "fixtures" / "pointer_site"
 
 
 @pytest.fixture(scope="module")
 def env(browser):
-    spec = TaskSpec.model_validate(
-        {
-            "id": "pointer_hits",
-            "category": "test",
-            "instruction": "Click around.",
-            "site": str(SITE),
-            "max_steps": 100,
-            "success": {"kind": "text", "text": "never shown"},
-        }
-    )
-    env = WebEvalEnv(spec, obs_mode="text")
+    env = WebEvalEnv(site_spec("pointer_site", max_steps=100), obs_mode="text")
     yield env
     env.close()
 
