@@ -1,6 +1,8 @@
-"""What a pointer action of a trace acted on: the element its recorded hit names, or, for
-traces recorded before hits were (``ActionResult.pointer``), the smallest box of the
-state the agent saw that holds its point."""
+"""What a pointer action of a trace acted on.
+
+The element its recorded hit names (``ActionResult.pointer``), or, for traces recorded
+before hits were, the smallest box of the state the agent saw that holds its point.
+"""
 
 from __future__ import annotations
 
