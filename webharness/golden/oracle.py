@@ -158,6 +158,12 @@ class OracleAgent:
         self._expected, self._asked, self._unmet_text = None, False, None
         self._queue, self._scrolls = [], 0
 
+    @property
+    def next_step(self) -> int | None:
+        """The number (1-based) of the golden step the oracle plays next; None while the
+        input that plays a step as pixels is still going out."""
+        return None if self._queue else len(self.path.steps) - len(self._steps) + 1
+
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         if self._queue:
             return str(self._queue.pop(0).dsl())

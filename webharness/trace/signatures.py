@@ -12,7 +12,7 @@ from webharness.semantic import Element, SemanticState
 from webharness.trace.models import EpisodeTrace, StepRecord
 from webharness.trace.pointer import pointer_point, pointer_target
 
-__all__ = ["ActionSignature", "action_signature"]
+__all__ = ["PREPARING_EFFECTS", "SELECTION_KEYS", "ActionSignature", "action_signature"]
 
 _TOGGLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 _VALUE_FIELD = {
@@ -92,11 +92,14 @@ def action_signature(trace: EpisodeTrace, i: int) -> ActionSignature | None:
 
 
 def _target(action: Any, record: StepRecord, before: SemanticState | None) -> Element | None:
-    """The ref's element, or what a pointer action hit (``trace.pointer``)."""
+    """The ref's element, what a pointer action hit (``trace.pointer``), or the focused
+    element that typing and keys went to."""
     if before is None:
         return None
     if action.ref_target:
         return before.by_ref(action.ref_target)
+    if action.kind in _INTO_FOCUS:
+        return before.by_ref(before.focused) if before.focused else None
     return pointer_target(action, record, before)
 
 
@@ -110,10 +113,30 @@ def _effect(action: Any, target: Element | None, record: StepRecord) -> str:
     if kind in ("click", "mouse_click") and target is not None and target.role in _TOGGLES:
         if target.checked is not None:
             return "uncheck" if target.checked and target.role != "radio" else "check"
+    if kind in ("click", "mouse_click") and target is not None and target.role in _FOCUS_ROLES:
+        return "focus"
+    if kind == "press" and action.key in SELECTION_KEYS:
+        return "select_text"
+    if kind == "keyboard_type" and target is not None and _holds(record, target, action.text):
+        return "fill"  # typing that leaves the field holding the text is what fill() does
     return "click" if kind == "mouse_click" and target is not None else kind
 
 
+def _holds(record: StepRecord, target: Element, text: str) -> bool:
+    after = record.state.by_ref(target.ref)
+    return after is not None and after.value == text
+
+
 _CLICK_NAMES = {2: "double_click", 3: "triple_click"}
+# Actions that go to the focused element (a press with a ref goes to the ref's).
+_INTO_FOCUS = frozenset({"keyboard_type", "press"})
+# Text fields, where a plain click only puts the caret: its effect is "focus".
+_FOCUS_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
+# Keys that only select text, as a pixel agent does before typing over a field's value.
+SELECTION_KEYS = frozenset({"Control+a", "Meta+a"})
+# The effects of input that only prepares the next (focus, a text selection): the
+# alignment does not count such a step, changing nothing, as a divergence.
+PREPARING_EFFECTS = frozenset({"focus", "select_text"})
 
 
 def _value(

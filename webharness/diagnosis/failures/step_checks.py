@@ -27,6 +27,7 @@ from webharness.diagnosis.failures.signals import (
 from webharness.diagnosis.failures.steps import TraceStep, acting_steps
 from webharness.semantic import Element, SemanticState
 from webharness.trace.models import EpisodeTrace, StepRecord
+from webharness.trace.signatures import SELECTION_KEYS
 
 __all__ = [
     "action_failure",
@@ -55,13 +56,15 @@ _CHANGE_EXPECTED = frozenset(
         ActionKind.GO_BACK,
     }
 )
-# Keys that only move focus, which the state fingerprint leaves out on purpose.
-_FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"})
+# Keys that only move focus or select text, which the state fingerprint leaves out on
+# purpose (a pixel agent selects a field's text before typing over it).
+_FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"}) | SELECTION_KEYS
 # Text fields, where a click only moves focus (and the caret).
 _FOCUS_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
 # A control already in the state the action asks for needs no change.
 _ALREADY_SATISFIED: dict[ActionKind, Callable[[Any, Element], bool]] = {
     ActionKind.CLICK: lambda action, e: e.role in _FOCUS_ROLES or e.selected is True,
+    ActionKind.MOUSE_CLICK: lambda action, e: e.role in _FOCUS_ROLES or e.selected is True,
     ActionKind.FILL: lambda action, e: e.value == action.text,
     ActionKind.SELECT_OPTION: lambda action, e: e.value == action.option,
     ActionKind.CHECK: lambda action, e: e.checked is True,
