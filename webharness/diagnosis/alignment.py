@@ -181,12 +181,14 @@ def _align_one(
     sim = similarity_matrix(agent.features, golden.features, weights)
     start = float(sim[0, 0]) if sim.size else 1.0
     cut = reach_cut(threshold, start)
+    # input that only prepares the next step pairs with nothing, on either side
     preparing = {i for i in range(len(agent.index)) if _prepares(agent, i)}
     unpaired = [r or i in preparing for i, r in enumerate(agent.refused)]
-    pairs = _monotone_pairs(_pairable(sim, unpaired).tolist())
+    golden_preparing = {j for j in range(1, len(golden.index)) if _prepares(golden, j)}
+    pairs = _monotone_pairs(_pairable(sim, unpaired, golden_preparing).tolist())
     matched = [_pair(agent, golden, i, j, float(sim[i, j])) for i, j in pairs]
-    agent_hit, golden_hit = {i for i, _ in pairs}, {j for _, j in pairs}
-    also_reached = _reached_with_previous(pairs, sim, cut)
+    agent_hit, golden_hit = {i for i, _ in pairs}, {j for _, j in pairs} | golden_preparing
+    also_reached = _reached_with_previous(pairs, sim, cut) | golden_preparing
     extra = [i for i in range(len(agent.index)) if i not in agent_hit]
     # a different action is wrong when it also led somewhere else (same state: same effect)
     wrong = [
@@ -247,15 +249,16 @@ def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> Mat
     )
 
 
-def _pairable(sim: np.ndarray, refused: list[bool]) -> np.ndarray:
-    """``sim`` with the rows of refused (or preparing) actions made unpairable.
+def _pairable(sim: np.ndarray, refused: list[bool], columns: set[int]) -> np.ndarray:
+    """``sim`` with refused (or preparing) rows and the golden ``columns`` unpairable.
 
     A pair would then cost more than leaving both steps unpaired.
     """
-    if not any(refused):
+    if not any(refused) and not columns:
         return sim
     masked = sim.copy()
     masked[np.array(refused, dtype=bool)] = -1.0
+    masked[:, sorted(columns)] = -1.0
     return masked
 
 
