@@ -127,6 +127,10 @@ TWIN_SITE: dict[str, dict[str, Any]] = {
         "success": {"kind": "text", "text": "Dropped: card"},
         "golden_paths": [{"id": "drop", "steps": [{"action": "done"}]}],
     },
+    "covered": {  # a veil lies over the Send button
+        "success": {"kind": "text", "text": "Sent"},
+        "golden_paths": [{"id": "send", "steps": [{"action": "done"}]}],
+    },
     "stale": {  # every click re-renders the list: a notice comes in above the buttons
         "success": {"kind": "text", "text": "Approved"},
         "golden_paths": [
@@ -229,6 +233,14 @@ CASES = [
         (C.ACTION_NO_EFFECT, S.EXECUTION),
     ),
     TwinCase(
+        "click_on_a_covered_control",
+        "covered",
+        1,
+        lambda a: [f"click({by_name(a.state, 'button', 'Send').ref!r})"],
+        lambda a: [click_at(by_name(a.state, "button", "Send"))],
+        (C.ACTION_NO_EFFECT, S.EXECUTION),
+    ),
+    TwinCase(
         "stale_point_after_the_layout_moved",
         "stale",
         2,
@@ -277,3 +289,6 @@ def test_a_faulty_pixel_agent_is_diagnosed_as_its_ref_twin(twin_envs, case):
     assert (code, stage) == case.expected, (ref.failure, ref.trace.actions)
     expected_pixel = (case.pixel_code or code, offset, stage, false_success)
     assert pixel.verdict == expected_pixel, (pixel.failure, pixel.trace.actions)
+    pointer = pixel.failure.evidence.pointer
+    if case.task == "covered":  # the evidence says what took the click
+        assert pointer is not None and pointer.name == "Send" and pointer.covered_by == "div"
