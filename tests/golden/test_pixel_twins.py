@@ -247,7 +247,6 @@ CASES = [
         lambda a: [f"click({_old(a, 'button', 'Approve').ref!r})"],
         lambda a: [click_at(_old(a, "button", "Approve"))],
         (C.STALE_INDEX, S.PERCEPTION),
-        pixel_code=C.ACTION_NO_EFFECT,
     ),
 ]
 
