@@ -166,11 +166,13 @@ async def _scroll(session: PageSession, action: A.Scroll, ctx: ExecContext) -> N
         x, y = size["width"] / 2, size["height"] / 2
     else:
         x, y = action.x, action.y
-        await _point_at(session, ctx, (x, y))
-    check_point(session, x, y)
+    check_point(session, x, y, ctx)
     async with held_keys(session, action.modifiers):
         await session.page.mouse.move(x, y)
-        await session.call_agent("armWheel")
+        session.mouse_at = (x, y)
+        # one call arms the wheel's wait and, at the agent's point, hit-tests it
+        hits = await hit_test(session, [(x, y)] if action.x is not None else [], "armWheel")
+        ctx.pointer = hits[0] if hits else None
         await session.page.mouse.wheel(action.dx, action.dy)
         await session.call_agent("awaitWheel", _WHEEL_WAIT_MS)
 

@@ -67,10 +67,13 @@ async def locate(session: PageSession, ref: str, ctx: ExecContext) -> dict[str, 
     return found
 
 
-async def hit_test(session: PageSession, points: list[tuple[float, float]]) -> list[PointerHit]:
-    """The element under each point (viewport coordinates), in one call into the page."""
+async def hit_test(
+    session: PageSession, points: list[tuple[float, float]], method: str = "pointerAt"
+) -> list[PointerHit]:
+    """The element under each point (viewport coordinates), in one call into the page
+    (``method``: ``pointerAt``, or ``armWheel``, which arms the wheel's wait too)."""
     try:
-        hits = await session.call_agent("pointerAt", [list(p) for p in points])
+        hits = await session.call_agent(method, [list(p) for p in points])
     except PlaywrightError:  # the document went as we asked: the input says what happens
         return [PointerHit(x=x, y=y) for x, y in points]
     return [

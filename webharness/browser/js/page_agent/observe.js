@@ -56,7 +56,10 @@ Object.defineProperty(window, KEY, {
     focus,
     selectOption,
     scrollBy,
-    armWheel,
+    armWheel: (points) => {
+      armWheel();
+      return pointerAt(points); // a wheel at a point: what is under it, in the same call
+    },
     awaitWheel,
     identify,
     pointerAt,
