@@ -76,5 +76,13 @@ def test_mouse_down_and_up_act_where_the_mouse_was_left(env):
         assert named(info["action_result"].pointer) == ("button", "Save", "e1")
 
 
+def test_mouse_down_acts_where_a_ref_click_left_the_mouse(env):
+    env.reset(seed=0)
+    env.step("click('e1')")
+    *_, info = env.step("mouse_down()")
+    env.step("mouse_up()")
+    assert named(info["action_result"].pointer) == ("button", "Save", "e1")
+
+
 def test_a_ref_action_records_no_pointer(env):
     assert hit(env, "click('e1')") is None

@@ -73,6 +73,7 @@ async def _click(session: PageSession, action: A.Click, ctx: ExecContext) -> Non
     found = await locate(session, action.ref, ctx)
     # A disabled control is still clicked, as a person would: the page decides what
     # happens, and "no effect" shows in state_changed rather than as an error here.
+    session.mouse_at = (found["x"], found["y"])
     async with held_keys(session, action.modifiers):
         await session.page.mouse.click(
             found["x"], found["y"], button=action.button, click_count=action.count
@@ -81,6 +82,7 @@ async def _click(session: PageSession, action: A.Click, ctx: ExecContext) -> Non
 
 async def _hover(session: PageSession, action: A.Hover, ctx: ExecContext) -> None:
     found = await locate(session, action.ref, ctx)
+    session.mouse_at = (found["x"], found["y"])
     await session.page.mouse.move(found["x"], found["y"])
 
 

@@ -154,6 +154,7 @@ async def drag_along(session: PageSession, path: Sequence[tuple[float, float]]) 
 async def _drag_and_drop(session: PageSession, action: A.DragAndDrop, ctx: ExecContext) -> None:
     source = await locate(session, action.from_ref, ctx)
     target = await locate(session, action.to_ref, ctx)
+    session.mouse_at = (target["x"], target["y"])
     await drag_along(session, [(source["x"], source["y"]), (target["x"], target["y"])])
 
 
