@@ -23,6 +23,30 @@ class ActionErrorKind(str, Enum):
     BROWSER_ERROR = "browser_error"  # the browser failed (not the agent's, nor the page's)
 
 
+class PointerHit(BaseModel):
+    """The element under the pointer when a pointer action acted, before its input went.
+
+    The hit test goes through open shadow roots and same-origin frames. ``role``,
+    ``name`` and ``ref`` are the element a ref agent would have named: the nearest
+    element with a role at the point (a point on a ``<label>`` hits its control), with
+    the ref the observations gave it (None when no observation showed it). When the
+    topmost element there is no control and covers one (a popup over a button), they
+    are the covered control, the one the agent presumably aimed at, and ``covered_by``
+    says what took the input. All None: the point hit nothing with a role, or was
+    outside the viewport (``in_viewport`` false, nothing sent).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    x: float  # CSS pixels of the page's viewport
+    y: float
+    role: str | None = None
+    name: str | None = None
+    ref: str | None = None
+    covered_by: str | None = None  # e.g. 'dialog "Cookies"': what the input reached instead
+    in_viewport: bool = True
+
+
 class ActionResult(BaseModel):
     """The outcome of one step's action, reported in ``info["action_result"]``.
 
@@ -36,6 +60,10 @@ class ActionResult(BaseModel):
     error: ActionErrorKind | None = None
     message: str = ""
     state_changed: bool = False
+    # Pointer actions: what the pointer hit (a drag: where it started), and where a drag
+    # ended (the element under its last point before the drag began).
+    pointer: PointerHit | None = None
+    pointer_end: PointerHit | None = None
 
     @classmethod
     def failed(cls, error: ActionErrorKind, message: str) -> ActionResult:

@@ -115,6 +115,9 @@ class PageSession:
         self.episodes = 0  # episodes started on this page (it is reused: ``recycle``)
         self.traced = False  # Playwright's tracing ran on the context: it is not reused
         self.leftovers = Leftovers()  # what an episode leaves for the next: ``recycle``
+        # Where the mouse is (viewport CSS pixels), as the pointer actions left it: a
+        # mouse_down or mouse_up acts there. None until one moves it.
+        self.mouse_at: tuple[float, float] | None = None
         page.on("domcontentloaded", self._on_load)
         page.on("framenavigated", self._on_navigated)
         page.on("crash", self._on_crash)
@@ -381,6 +384,7 @@ class PageSession:
         """Make the page ready for the next episode as a new context's would be
         (``page_reuse.py``). Raises ``PlaywrightError`` when the page will not leave its
         document (the caller opens a new context instead)."""
+        self.mouse_at = None
         # The old document's requests are served until it has gone: refused, a navigation
         # of its own became an error page that held up about:blank's.
         await self.leftovers.wipe(self.page, self._cdp, self.world, self.episodes)

@@ -35,7 +35,7 @@ from webharness.diagnosis.similarity import (
     state_features,
 )
 from webharness.trace.models import EpisodeTrace
-from webharness.trace.signatures import ActionSignature, action_signature
+from webharness.trace.signatures import PREPARING_EFFECTS, ActionSignature, action_signature
 
 __all__ = [
     "Alignment",
@@ -181,10 +181,14 @@ def _align_one(
     sim = similarity_matrix(agent.features, golden.features, weights)
     start = float(sim[0, 0]) if sim.size else 1.0
     cut = reach_cut(threshold, start)
-    pairs = _monotone_pairs(_pairable(sim, agent.refused).tolist())
+    # input that only prepares the next step pairs with nothing, on either side
+    preparing = {i for i in range(len(agent.index)) if _prepares(agent, i)}
+    unpaired = [r or i in preparing for i, r in enumerate(agent.refused)]
+    golden_preparing = {j for j in range(1, len(golden.index)) if _prepares(golden, j)}
+    pairs = _monotone_pairs(_pairable(sim, unpaired, golden_preparing).tolist())
     matched = [_pair(agent, golden, i, j, float(sim[i, j])) for i, j in pairs]
-    agent_hit, golden_hit = {i for i, _ in pairs}, {j for _, j in pairs}
-    also_reached = _reached_with_previous(pairs, sim, cut)
+    agent_hit, golden_hit = {i for i, _ in pairs}, {j for _, j in pairs} | golden_preparing
+    also_reached = _reached_with_previous(pairs, sim, cut) | golden_preparing
     extra = [i for i in range(len(agent.index)) if i not in agent_hit]
     # a different action is wrong when it also led somewhere else (same state: same effect)
     wrong = [
@@ -205,7 +209,7 @@ def _align_one(
         ],
         wrong_actions=[agent.index[i] for i in wrong],
         first_divergence_step=_first_divergence(
-            agent, pairs, matched, set(extra) | set(wrong), also_reached, cut
+            agent, pairs, matched, (set(extra) - preparing) | set(wrong), also_reached, cut
         ),
         progress_rate=progress_rate(paired_reached + len(also_reached), key_states),
         fidelity=0.0 if cost is None else math.exp(-cost / (len(golden.index) * FIDELITY_SCALE)),
@@ -215,6 +219,18 @@ def _align_one(
         threshold=threshold,
         start_similarity=start,
     )
+
+
+def _prepares(agent: _Side, i: int) -> bool:
+    """Whether step ``i`` only prepared the next, changing nothing.
+
+    A click that put the caret in a text field, a text selection: how a pixel agent
+    starts a ``fill``. Such a step pairs with no golden step, as a refused action does,
+    and is no divergence.
+    """
+    signature, result = agent.signature(i), agent.trace.steps[i].action_result
+    unchanged = result is not None and result.ok and not result.state_changed
+    return unchanged and signature is not None and signature.effect in PREPARING_EFFECTS
 
 
 def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> MatchedPair:
@@ -233,15 +249,16 @@ def _pair(agent: _Side, golden: _Side, i: int, j: int, similarity: float) -> Mat
     )
 
 
-def _pairable(sim: np.ndarray, refused: list[bool]) -> np.ndarray:
-    """``sim`` with the rows of refused actions made unpairable.
+def _pairable(sim: np.ndarray, refused: list[bool], columns: set[int]) -> np.ndarray:
+    """``sim`` with refused (or preparing) rows and the golden ``columns`` unpairable.
 
     A pair would then cost more than leaving both steps unpaired.
     """
-    if not any(refused):
+    if not any(refused) and not columns:
         return sim
     masked = sim.copy()
     masked[np.array(refused, dtype=bool)] = -1.0
+    masked[:, sorted(columns)] = -1.0
     return masked
 
 

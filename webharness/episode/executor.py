@@ -30,6 +30,13 @@ Handler = Callable[[PageSession, Any, ExecContext], Awaitable[None]]
 
 async def execute(session: PageSession, action: Any, ctx: ExecContext) -> ActionResult:
     """Run one action; every failure is reported, none raised."""
+    result = await _run(session, action, ctx)
+    if ctx.pointer is not None:  # what the pointer hit, whatever became of the action
+        result.pointer, result.pointer_end = ctx.pointer, ctx.pointer_end
+    return result
+
+
+async def _run(session: PageSession, action: Any, ctx: ExecContext) -> ActionResult:
     handler = _HANDLERS[A.ActionKind(action.kind)]
     navigations = session.navigations
     try:
@@ -66,6 +73,7 @@ async def _click(session: PageSession, action: A.Click, ctx: ExecContext) -> Non
     found = await locate(session, action.ref, ctx)
     # A disabled control is still clicked, as a person would: the page decides what
     # happens, and "no effect" shows in state_changed rather than as an error here.
+    session.mouse_at = (found["x"], found["y"])
     async with held_keys(session, action.modifiers):
         await session.page.mouse.click(
             found["x"], found["y"], button=action.button, click_count=action.count
@@ -74,6 +82,7 @@ async def _click(session: PageSession, action: A.Click, ctx: ExecContext) -> Non
 
 async def _hover(session: PageSession, action: A.Hover, ctx: ExecContext) -> None:
     found = await locate(session, action.ref, ctx)
+    session.mouse_at = (found["x"], found["y"])
     await session.page.mouse.move(found["x"], found["y"])
 
 

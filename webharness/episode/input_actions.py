@@ -18,7 +18,7 @@ from webharness import actions as A
 from webharness.action_result import ActionErrorKind as K
 from webharness.actions.keys import is_valid_key, split_combo
 from webharness.browser.page_session import PageSession
-from webharness.episode.targets import ActionFailed, ExecContext, check_point, locate
+from webharness.episode.targets import ActionFailed, ExecContext, check_point, hit_test, locate
 
 MAX_TYPED_CHARS = 5_000
 # Pointer moves per segment of a drag and per mouse_move: HTML5 drag and drop starts on a
@@ -98,29 +98,43 @@ async def _keyboard_type(session: PageSession, action: A.KeyboardType, ctx: Exec
 
 
 async def _mouse_click(session: PageSession, action: A.MouseClick, ctx: ExecContext) -> None:
-    check_point(session, action.x, action.y)
+    await _point_at(session, ctx, (action.x, action.y))
     async with held_keys(session, action.modifiers):
         await session.page.mouse.click(
             action.x, action.y, button=action.button, click_count=action.count
         )
 
 
+async def _point_at(session: PageSession, ctx: ExecContext, *points: tuple[float, float]) -> None:
+    """Check the points, record what the first and last hit (``ctx.pointer``,
+    ``ctx.pointer_end``) before any input is sent, and note where the mouse will be."""
+    for x, y in points:
+        check_point(session, x, y, ctx)
+    hits = await hit_test(session, [points[0], points[-1]] if len(points) > 1 else [points[0]])
+    ctx.pointer = hits[0]
+    ctx.pointer_end = hits[1] if len(hits) > 1 else None
+    session.mouse_at = points[-1]
+
+
 async def _mouse_move(session: PageSession, action: A.MouseMove, ctx: ExecContext) -> None:
-    check_point(session, action.x, action.y)
+    await _point_at(session, ctx, (action.x, action.y))
     await session.page.mouse.move(action.x, action.y, steps=MOVE_STEPS)
 
 
 async def _mouse_down(session: PageSession, action: A.MouseDown, ctx: ExecContext) -> None:
+    if session.mouse_at is not None:
+        ctx.pointer = (await hit_test(session, [session.mouse_at]))[0]
     await session.page.mouse.down(button=action.button)
 
 
 async def _mouse_up(session: PageSession, action: A.MouseUp, ctx: ExecContext) -> None:
+    if session.mouse_at is not None:
+        ctx.pointer = (await hit_test(session, [session.mouse_at]))[0]
     await session.page.mouse.up(button=action.button)
 
 
 async def _drag(session: PageSession, action: A.Drag, ctx: ExecContext) -> None:
-    for x, y in action.path:
-        check_point(session, x, y)
+    await _point_at(session, ctx, *action.path)
     await drag_along(session, action.path)
 
 
@@ -140,6 +154,7 @@ async def drag_along(session: PageSession, path: Sequence[tuple[float, float]]) 
 async def _drag_and_drop(session: PageSession, action: A.DragAndDrop, ctx: ExecContext) -> None:
     source = await locate(session, action.from_ref, ctx)
     target = await locate(session, action.to_ref, ctx)
+    session.mouse_at = (target["x"], target["y"])
     await drag_along(session, [(source["x"], source["y"]), (target["x"], target["y"])])
 
 
@@ -152,10 +167,13 @@ async def _scroll(session: PageSession, action: A.Scroll, ctx: ExecContext) -> N
         x, y = size["width"] / 2, size["height"] / 2
     else:
         x, y = action.x, action.y
-    check_point(session, x, y)
+    check_point(session, x, y, ctx)
     async with held_keys(session, action.modifiers):
         await session.page.mouse.move(x, y)
-        await session.call_agent("armWheel")
+        session.mouse_at = (x, y)
+        # one call arms the wheel's wait and, at the agent's point, hit-tests it
+        hits = await hit_test(session, [(x, y)] if action.x is not None else [], "armWheel")
+        ctx.pointer = hits[0] if hits else None
         await session.page.mouse.wheel(action.dx, action.dy)
         await session.call_agent("awaitWheel", _WHEEL_WAIT_MS)
 

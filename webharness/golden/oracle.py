@@ -6,6 +6,10 @@ link names through a label drift, moves the pointer onto its target before actin
 while a layout shift is armed (so the page jumps before the click rather than under it),
 and on a perturbed page waits, bounded, for the end state before ``done()``.
 
+With ``pixels=True`` it is the golden path's pixel twin: each step is played as pointer
+and keyboard input at the centre of its target's box (``golden/pixels.py`` says how each
+action is played, and that ``select_option`` stays a ref action).
+
 Recording a golden trace, it checks each step's ``expect`` on the page after the step
 (before it, for a step that ends the episode), waiting for it as for a late target; one that
 never holds ends the recording with ``report_infeasible`` naming the step, what it expected
@@ -22,6 +26,7 @@ from typing import Any
 from webharness import actions as A
 from webharness.drift import DRIFTING_ROLES, drift_text
 from webharness.errors import TaskSpecError
+from webharness.golden.pixels import pixel_actions, scroll_to
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import get_task
 from webharness.spec.criteria import CriteriaContext
@@ -85,6 +90,11 @@ def resolve_step(
 class OracleAgent:
     """Plays one golden path of the task (the first, or the one named ``path_id``).
 
+    With ``pixels=True`` it plays the path's pixel twin, as a computer-use agent would:
+    clicks at the centres of the targets' boxes, typing into the focus, drags between
+    boxes (``webharness.golden.pixels``), scrolling first to a target outside the
+    ``viewport``. The runner's spec is ``oracle[pixels=true]``.
+
     Optional steps whose target is absent are skipped; a required target that is not on
     the page yet is waited for (bounded), as content may arrive late. It plays from the
     spec given to ``reset`` (``play_episode`` gives the env's own, as ``reads_spec`` asks),
@@ -101,8 +111,16 @@ class OracleAgent:
     name = "oracle"
     reads_spec = True  # play_episode passes the env's task spec to reset
 
-    def __init__(self, path_id: str | None = None) -> None:
+    def __init__(
+        self,
+        path_id: str | None = None,
+        pixels: bool = False,
+        viewport: tuple[int, int] = (1280, 720),
+    ) -> None:
         self.path_id = path_id
+        self.pixels, self.viewport = pixels, viewport
+        self._queue: list[Any] = []  # pixels: the rest of the input that plays a step
+        self._scrolls = 0  # pixels: scrolls towards the current step's target
         self.golden = False  # recording a golden trace: a scope not found is a spec error
         self._spec: TaskSpec | None = None
         self._path_index = 0
@@ -138,13 +156,22 @@ class OracleAgent:
         self._waits = 0
         self._tries = {}
         self._expected, self._asked, self._unmet_text = None, False, None
+        self._queue, self._scrolls = [], 0
+
+    @property
+    def next_step(self) -> int | None:
+        """The number (1-based) of the golden step the oracle plays next; None while the
+        input that plays a step as pixels is still going out."""
+        return None if self._queue else len(self.path.steps) - len(self._steps) + 1
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
+        if self._queue:
+            return str(self._queue.pop(0).dsl())
         state: SemanticState = info["semantic_state"]
         events = info.get("perturbations") or []
         dismiss = self._dismiss_popup(state, events)
         if dismiss is not None:
-            return dismiss
+            return self._as_played(A.parse_action(dismiss), state) or dismiss
         unmet = self._check_expected(state)
         if unmet is not None:
             return unmet
@@ -175,16 +202,46 @@ class OracleAgent:
                 and step.action in POINTER_ACTIONS
                 and self._try("layout_shift")
             ):
-                return A.Hover(ref=action.ref).dsl()  # let the page jump now, then act
+                hover = A.Hover(ref=action.ref)  # let the page jump now, then act
+                return self._as_played(hover, state) or hover.dsl()
             ending = self._check_ending(step, state)
             if ending is not None:
                 return ending
+            scroll = self._scroll_first(action, state)
+            if scroll is not None:
+                return scroll
             self._steps.pop(0)
-            self._waits = 0
+            self._waits, self._scrolls = 0, 0
             self._asked = self._asked or step.action is A.ActionKind.ASK_USER
             self._expected = step if self.golden and step.expect is not None else None
-            return action.dsl()
+            played = self._as_played(action, state)
+            if played == "":
+                continue  # pixels: the control is already as the step asks
+            return played or action.dsl()
         return A.Done().dsl()
+
+    def _as_played(self, action: Any, state: SemanticState) -> str | None:
+        """Pixels: the first input that plays ``action`` (the rest queued), "" for none;
+        None when the action is played as it is."""
+        twin = pixel_actions(action, state) if self.pixels else None
+        if twin is None:
+            return None
+        if not twin:
+            return ""
+        self._queue = twin[1:]
+        return str(twin[0].dsl())
+
+    def _scroll_first(self, action: Any, state: SemanticState) -> str | None:
+        """Pixels: a scroll towards a target whose centre is outside the viewport (a few
+        at most: then the input goes where the box is)."""
+        ref = getattr(action, "ref", None) or getattr(action, "from_ref", None)
+        twin = self.pixels and isinstance(ref, str) and pixel_actions(action, state)
+        element = state.by_ref(ref) if twin and isinstance(ref, str) else None
+        scroll = scroll_to(element, self.viewport) if element is not None else None
+        if scroll is None or self._scrolls >= MAX_TRIES:
+            return None
+        self._scrolls += 1
+        return str(scroll.dsl())
 
     def _check_expected(self, state: SemanticState) -> str | None:
         """Recording: a wait while the last step's ``expect`` does not hold yet, the end of

@@ -33,6 +33,10 @@ class StepView(BaseModel):
     action: str | None = None
     screenshot: Path | None = None  # absolute, or relative to the run folder
     note: str = ""
+    # a pointer action's point (viewport CSS px, ActionResult.pointer) and what it hit,
+    # marked on the step's screenshot
+    pointer: tuple[float, float] | None = None
+    pointer_hit: str = ""
 
     @model_validator(mode="before")
     @classmethod
@@ -62,6 +66,8 @@ class Cell:
     action: str | None
     shot: Shot | None  # None: no screenshot, or it cannot be read
     note: str
+    pointer: tuple[float, float] | None = None  # % of the screenshot's width and height
+    pointer_hit: str = ""
 
 
 @dataclass
@@ -185,4 +191,8 @@ def _cell(run_dir: Path, step: StepView, sheet: ScreenshotSheet) -> Cell:
     if step.screenshot is not None:
         path = step.screenshot if step.screenshot.is_absolute() else run_dir / step.screenshot
         shot = sheet.add(path)
-    return Cell(index=step.index, action=step.action, shot=shot, note=step.note)
+    pointer = None
+    if shot is not None and step.pointer is not None:  # the screenshot is the viewport's
+        x, y = step.pointer
+        pointer = (round(100 * x / shot.width, 2), round(100 * y / shot.height, 2))
+    return Cell(step.index, step.action, shot, step.note, pointer, step.pointer_hit)

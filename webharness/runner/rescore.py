@@ -6,6 +6,7 @@ Each function takes the run folder as a path or a ``RunFolder``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from webharness.diagnosis.scoring import EpisodeScore, attempt_record, score_trace
 from webharness.reporting.records import EvalAttempt
@@ -62,7 +63,10 @@ def episode_view(run_dir: Path | RunFolder, attempt: EvalAttempt) -> EpisodeView
     folder = RunFolder(run_dir)
     agent_dir = folder.episode_dir(attempt.trace_dir or "")
     agent_steps = [
-        _step_view(agent_dir, s.index, s.action, s.screenshot, _note(s)) for s in trace.steps
+        _step_view(agent_dir, s.index, s.action, s.screenshot, _note(s)).model_copy(
+            update=_pointer_marker(s)
+        )
+        for s in trace.steps
     ]
     golden_steps: list[StepView] = []
     matched: list[tuple[int, int]] = []
@@ -131,6 +135,19 @@ def _step_view(
         screenshot=folder / screenshot if screenshot else None,
         note=note,
     )
+
+
+def _pointer_marker(step: StepRecord) -> dict[str, Any]:
+    """Where a pointer action acted and what it hit, for the marker on its screenshot."""
+    hit = step.action_result.pointer if step.action_result else None
+    if hit is None or not hit.in_viewport:
+        return {}
+    what = f"{hit.role} {hit.name!r}" if hit.role else "no element"
+    covered = f", covered by {hit.covered_by}" if hit.covered_by else ""
+    return {
+        "pointer": (hit.x, hit.y),
+        "pointer_hit": f"pointer at ({hit.x:g}, {hit.y:g}): {what}{covered}",
+    }
 
 
 def _note(step: StepRecord) -> str:

@@ -9,9 +9,10 @@ from pydantic import BaseModel, ConfigDict
 
 from webharness.actions import ActionParseError, parse_action
 from webharness.semantic import Element, SemanticState
-from webharness.trace.models import EpisodeTrace
+from webharness.trace.models import EpisodeTrace, StepRecord
+from webharness.trace.pointer import pointer_point, pointer_target
 
-__all__ = ["ActionSignature", "action_signature"]
+__all__ = ["PREPARING_EFFECTS", "SELECTION_KEYS", "ActionSignature", "action_signature"]
 
 _TOGGLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 _VALUE_FIELD = {
@@ -76,62 +77,71 @@ def action_signature(trace: EpisodeTrace, i: int) -> ActionSignature | None:
         action = parse_action(text)
     except ActionParseError:
         return ActionSignature(kind="unparseable", effect="unparseable", value=text)
+    record = trace.steps[i]
     before = trace.steps[i - 1].state if i > 0 else None
     ref = action.ref_target
-    target = _target(action, before)
+    target = _target(action, record, before)
     return ActionSignature(
         kind=action.kind,
-        effect=_effect(action, target),
+        effect=_effect(action, target, record),
         role=target.role if target else None,
         name=target.name if target else None,
-        value=_value(action, target, before),
+        value=_value(action, target, before, record),
         unresolved_ref=ref if ref and target is None else None,
     )
 
 
-def _target(action: Any, before: SemanticState | None) -> Element | None:
+def _target(action: Any, record: StepRecord, before: SemanticState | None) -> Element | None:
+    """The ref's element, what a pointer action hit (``trace.pointer``), or the focused
+    element that typing and keys went to."""
     if before is None:
         return None
     if action.ref_target:
         return before.by_ref(action.ref_target)
-    point = _point(action)
-    return None if point is None else _under(before, *point)
+    if action.kind in _INTO_FOCUS:
+        return before.by_ref(before.focused) if before.focused else None
+    return pointer_target(action, record, before)
 
 
-def _point(action: Any) -> tuple[float, float] | None:
-    """Where a pointer action acts: its point, or where a drag starts."""
-    if action.kind in ("mouse_click", "mouse_move"):
-        return action.x, action.y
-    if action.kind == "drag":
-        return action.path[0]
-    return None
-
-
-def _under(state: SemanticState, x: float, y: float) -> Element | None:
-    """Hit-test: the smallest box under the point."""
-    under = [e for e in state.elements if _contains(e.bbox, x, y)]
-    return min(under, key=lambda e: e.bbox[2] * e.bbox[3], default=None)
-
-
-def _contains(bbox: tuple[float, float, float, float], x: float, y: float) -> bool:
-    left, top, width, height = bbox
-    return width > 0 and height > 0 and left <= x <= left + width and top <= y <= top + height
-
-
-def _effect(action: Any, target: Element | None) -> str:
+def _effect(action: Any, target: Element | None, record: StepRecord) -> str:
     kind = action.kind
+    end = record.action_result.pointer_end if record.action_result else None
+    if kind == "drag" and target is not None and end is not None and end.role:
+        return "drag_and_drop"  # what drag_and_drop(from_ref, to_ref) does, by meaning
     if kind in ("click", "mouse_click") and (action.button, action.count) != ("left", 1):
         return _CLICK_NAMES.get(action.count, "click") if action.button == "left" else kind
     if kind in ("click", "mouse_click") and target is not None and target.role in _TOGGLES:
         if target.checked is not None:
             return "uncheck" if target.checked and target.role != "radio" else "check"
+    if kind in ("click", "mouse_click") and target is not None and target.role in _FOCUS_ROLES:
+        return "focus"
+    if kind == "press" and action.key in SELECTION_KEYS:
+        return "select_text"
+    if kind == "keyboard_type" and target is not None and _holds(record, target, action.text):
+        return "fill"  # typing that leaves the field holding the text is what fill() does
     return "click" if kind == "mouse_click" and target is not None else kind
 
 
+def _holds(record: StepRecord, target: Element, text: str) -> bool:
+    after = record.state.by_ref(target.ref)
+    return after is not None and after.value == text
+
+
 _CLICK_NAMES = {2: "double_click", 3: "triple_click"}
+# Actions that go to the focused element (a press with a ref goes to the ref's).
+_INTO_FOCUS = frozenset({"keyboard_type", "press"})
+# Text fields, where a plain click only puts the caret: its effect is "focus".
+_FOCUS_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
+# Keys that only select text, as a pixel agent does before typing over a field's value.
+SELECTION_KEYS = frozenset({"Control+a", "Meta+a"})
+# The effects of input that only prepares the next (focus, a text selection): the
+# alignment does not count such a step, changing nothing, as a divergence.
+PREPARING_EFFECTS = frozenset({"focus", "select_text"})
 
 
-def _value(action: Any, target: Element | None, before: SemanticState | None) -> str | None:
+def _value(
+    action: Any, target: Element | None, before: SemanticState | None, record: StepRecord
+) -> str | None:
     if action.kind in _VALUE_FIELD:
         return str(getattr(action, _VALUE_FIELD[action.kind]))
     if action.kind == "scroll":
@@ -141,7 +151,10 @@ def _value(action: Any, target: Element | None, before: SemanticState | None) ->
     if action.kind == "drag_and_drop":  # where it was dropped, by meaning
         dropped = before.by_ref(action.to_ref) if before is not None else None
         return f"{dropped.role} {dropped.name}" if dropped else action.to_ref
-    point = _point(action) if target is None else None
+    end = record.action_result.pointer_end if record.action_result else None
+    if action.kind == "drag" and target is not None and end is not None and end.role:
+        return f"{end.role} {end.name}"  # as drag_and_drop's value reads
+    point = pointer_point(action) if target is None else None
     return None if point is None else f"{point[0]:.0f},{point[1]:.0f}"
 
 

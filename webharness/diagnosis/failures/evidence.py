@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
+from webharness.action_result import PointerHit
 from webharness.semantic import Element, SemanticLocator, SemanticState
 from webharness.trace.models import EndedBy
 
@@ -76,6 +77,9 @@ class Evidence(BaseModel):
     page: PageSnapshot | None = None
     target_disabled: bool | None = None  # set when the target was found in a state
     target_interactive: bool | None = None  # False: the page had the ref, but as no control
+    pointer: PointerHit | None = None  # a pointer action's hit (ActionResult.pointer)
+    # stale_point: the point held ``element`` in an earlier observation, not in the last
+    stale_point: bool | None = None
     # action_failure, and a runtime fault from the episode end; ``root_cause_stage`` reads error.
     error: str | None = None  # the ActionErrorKind value, or the end's error text
     result_message: str | None = None

@@ -10,7 +10,7 @@ from typing import Any
 from webharness.action_result import ActionErrorKind
 from webharness.actions import ENDING_ACTIONS, PAGE_FREE_ACTIONS, Action, ActionKind, Press
 from webharness.diagnosis.failures.codes import ERROR_CODES, FailureCode
-from webharness.diagnosis.failures.evidence import InvalidField
+from webharness.diagnosis.failures.evidence import ElementRef, InvalidField
 from webharness.diagnosis.failures.notes import StepFailure, note, sort_notes
 from webharness.diagnosis.failures.page_life import (
     arrival_alerts,
@@ -27,12 +27,15 @@ from webharness.diagnosis.failures.signals import (
 from webharness.diagnosis.failures.steps import TraceStep, acting_steps
 from webharness.semantic import Element, SemanticState
 from webharness.trace.models import EpisodeTrace, StepRecord
+from webharness.trace.pointer import element_under, pointer_hit, pointer_point
+from webharness.trace.signatures import SELECTION_KEYS
 
 __all__ = [
     "action_failure",
     "needs_change",
     "repeated_actions",
     "same_rejection_again",
+    "stale_point",
     "step_failures",
     "validation_failure",
 ]
@@ -55,13 +58,15 @@ _CHANGE_EXPECTED = frozenset(
         ActionKind.GO_BACK,
     }
 )
-# Keys that only move focus, which the state fingerprint leaves out on purpose.
-_FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"})
+# Keys that only move focus or select text, which the state fingerprint leaves out on
+# purpose (a pixel agent selects a field's text before typing over it).
+_FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"}) | SELECTION_KEYS
 # Text fields, where a click only moves focus (and the caret).
 _FOCUS_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
 # A control already in the state the action asks for needs no change.
 _ALREADY_SATISFIED: dict[ActionKind, Callable[[Any, Element], bool]] = {
     ActionKind.CLICK: lambda action, e: e.role in _FOCUS_ROLES or e.selected is True,
+    ActionKind.MOUSE_CLICK: lambda action, e: e.role in _FOCUS_ROLES or e.selected is True,
     ActionKind.FILL: lambda action, e: e.value == action.text,
     ActionKind.SELECT_OPTION: lambda action, e: e.value == action.option,
     ActionKind.CHECK: lambda action, e: e.checked is True,
@@ -98,9 +103,31 @@ def action_failure(step: TraceStep) -> StepFailure | None:
         evidence = step.evidence(error=error.value, result_message=message)
         return note(step.record, ERROR_CODES[error], evidence)
     if action is not None and needs_change(action, step.element) and not step.changed:
-        again = same_rejection_again(step)
+        again = same_rejection_again(step) or stale_point(step)
         return again or note(step.record, FailureCode.ACTION_NO_EFFECT, step.evidence())
     return None
+
+
+def stale_point(step: TraceStep) -> StepFailure | None:
+    """A pointer action at a point where the observation before the last one showed a
+    control, and the last one none: the agent acted on an outdated picture of the page
+    (the layout moved, the page changed), as with a stale ref.
+
+    Read only when the pointer hit no control and nothing changed. The evidence's
+    ``element`` is the control the point held then; ``stale_point`` says so.
+    """
+    hit, action = pointer_hit(step.record), step.action
+    point = pointer_point(action) if action is not None else None
+    if hit is None or not hit.in_viewport or point is None or step.element or step.pos < 2:
+        return None
+    earlier = element_under(step.trace.steps[step.pos - 2].state, *point)
+    if earlier is None or element_under(step.before.state, *point) is not None:
+        return None
+    evidence = step.evidence(stale_point=True).model_copy(
+        update={"element": ElementRef.of(earlier), "target_interactive": None}
+    )
+    text = "acted where an earlier observation showed this control; the page had moved it"
+    return note(step.record, FailureCode.STALE_INDEX, evidence, text=text)
 
 
 def same_rejection_again(step: TraceStep) -> StepFailure | None:

@@ -12,6 +12,7 @@ from webharness.actions import Action, ActionKind, ActionParseError, parse_actio
 from webharness.diagnosis.failures.evidence import ElementRef, Evidence, PageSnapshot
 from webharness.semantic import Element
 from webharness.trace.models import EpisodeTrace, StepRecord
+from webharness.trace.pointer import pointer_hit, pointer_point, pointer_target
 
 __all__ = ["TraceStep", "acting_steps", "kind_of", "parse"]
 
@@ -89,13 +90,16 @@ class TraceStep:
 
     @functools.cached_property
     def element(self) -> Element | None:
-        """The element the action's ref named, from the latest earlier state that had it.
+        """The element the action's ref named, from the latest earlier state that had it;
+        for a pointer action, the control it hit (``trace.pointer.pointer_target``).
 
         Searching back past the previous state is what resolves a stale ref.
         """
-        ref = self.action.ref_target if self.action is not None else None
+        action = self.action
+        ref = action.ref_target if action is not None else None
         if ref is None:
-            return None
+            has_point = action is not None and self.pos > 0
+            return pointer_target(action, self.record, self.before.state) if has_point else None
         states = (self.trace.steps[p].state for p in range(self.pos - 1, -1, -1))
         return next((e for state in states if (e := state.by_ref(ref))), None)
 
@@ -104,16 +108,29 @@ class TraceStep:
         the action, its kind, its target as the agent saw it, and the page after."""
         action, element = self.action, self.element
         page_had_ref = action is not None and bool(action.ref_target) and self._target_found
+        hit = pointer_hit(self.record)
         return Evidence(
             action=self.record.action,
             kind=action.kind if action is not None else None,
             element=ElementRef.of(element) if element is not None else None,
             page=PageSnapshot.of(self.record.state),
             target_disabled=element.disabled if element is not None else None,
-            # The page found the ref's node but no state listed it: a heading, a text, a cell...
-            target_interactive=False if element is None and page_had_ref else None,
+            # The page found the ref's node but no state listed it: a heading, a text, a
+            # cell...; or the pointer hit no control (empty space, a heading's text).
+            target_interactive=False
+            if element is None and (page_had_ref or self._pointed_at_nothing)
+            else None,
+            pointer=hit,
             **extra,
         )
+
+    @property
+    def _pointed_at_nothing(self) -> bool:
+        """A pointer action whose point, inside the viewport, held no control."""
+        hit = pointer_hit(self.record)
+        if hit is None:  # an old trace: its point, when it has one, tested offline
+            return self.action is not None and pointer_point(self.action) is not None
+        return hit.in_viewport and self.action is not None and self.action.kind != "scroll"
 
     @property
     def _target_found(self) -> bool:

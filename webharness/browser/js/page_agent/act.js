@@ -26,7 +26,7 @@ const EDITABLE_INPUTS = new Set([
   "week",
   "",
 ]);
-const describe = (el) => {
+export const describe = (el) => {
   const role = roleOf(el) || el.tagName.toLowerCase();
   const name = nameOf(el, role);
   return name ? `${role} "${name.slice(0, 60)}"` : role;

@@ -19,6 +19,7 @@ import {
   selectOption,
 } from "./act.js";
 import { readyNow, waitReady } from "./ready.js";
+import { pointerAt } from "./pointer.js";
 
 const observation = ({ minRef, maxLines, scopes }) => snapshot({ minRef, maxLines, scopes });
 const observe = (o) => toJSON(observation(o));
@@ -55,9 +56,13 @@ Object.defineProperty(window, KEY, {
     focus,
     selectOption,
     scrollBy,
-    armWheel,
+    armWheel: (points) => {
+      armWheel();
+      return pointerAt(points); // a wheel at a point: what is under it, in the same call
+    },
     awaitWheel,
     identify,
+    pointerAt,
     revealFrame,
     frameHit,
     element: (ref) => {
