@@ -68,8 +68,8 @@ BAD_RUN_ARGUMENTS = [
     (["--tasks", "nosuch"], "--tasks 'nosuch': no task matches 'nosuch'."),
     (["--tasks", "form,WebEval/nothing*"], "no task matches 'WebEval/nothing*'"),
     (
-        ["--agents", "llm[modle=a]"],
-        "--agents 'llm[modle=a]': agent 'llm' has no option 'modle'. Did you mean: 'model'?",
+        ["--agents", "llm[modl=a]"],
+        "--agents 'llm[modl=a]': agent 'llm' has no option 'modl'. Did you mean: 'model'?",
     ),
     (["--agents", "oracle,llm[model=a"], "'oracle,llm[model=a' lacks a closing ']'"),
     (["--agents", "llm[model=a]]"], "closes ']' without opening it"),

@@ -56,7 +56,7 @@ def test_specs_are_kept_as_they_read_back_and_jobs_carry_the_label(tmp_path: Pat
 @pytest.mark.parametrize(
     "fields, field, says",
     [
-        ({"agents": ["llm[modle=a]"]}, "agents", "has no option 'modle'. Did you mean: 'model'?"),
+        ({"agents": ["llm[modl=a]"]}, "agents", "has no option 'modl'. Did you mean: 'model'?"),
         ({"agents": ["oracle[seed=1]"]}, "agents", "agent 'oracle' has no option 'seed'"),
         (
             {"agents": ["llm[model=a]", "llm[model=a,price_prompt=1,price_completion=1]"]},
