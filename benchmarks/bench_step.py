@@ -1,8 +1,10 @@
 """Step and reset speed of WebEvalEnv against the raw Playwright floor, in one run.
 
 Same page (WebEval/form-v0's contacts page), same work per step: click the "VIP customer"
-checkbox, then observe. The floor is what a bare Playwright script pays for that work:
-a locator click, a PNG screenshot and an aria snapshot. Ratios, not absolute times, are
+checkbox, then observe; by its ref and, alternately, by pixels (a ``mouse_click`` at its
+centre, as a computer-use agent clicks), so the two step costs come from one run. The
+floor is what a bare Playwright script pays for that work: a locator click, a PNG
+screenshot and an aria snapshot. Ratios, not absolute times, are
 the claim: the machine is shared and noisy.
 
 Run: python benchmarks/bench_step.py [--steps 40] [--json out.json]
@@ -30,33 +32,37 @@ def median_ms(samples: list[float]) -> float:
     return round(statistics.median(samples) * 1000, 1)
 
 
-def open_form(env: gym.Env, seed: int) -> str:
-    """Reset and open the add-contact panel; returns the ref of the VIP checkbox."""
+def open_form(env: gym.Env, seed: int) -> tuple[str, str]:
+    """Reset and open the add-contact panel; the VIP checkbox's click by ref and by pixels
+    (a ``mouse_click`` at its centre)."""
     _, info = env.reset(seed=seed)
     new = info["semantic_state"].find("button", "New contact")[0].ref
     _, _, _, _, info = env.step(f"click({new!r})")
-    return info["semantic_state"].find("checkbox", "VIP customer")[0].ref
+    box = info["semantic_state"].find("checkbox", "VIP customer")[0]
+    x, y, width, height = box.bbox
+    return f"click({box.ref!r})", f"mouse_click({x + width / 2}, {y + height / 2})"
 
 
 def bench_env(obs_mode: str, steps: int) -> dict[str, float]:
-    env = gym.make(ENV_ID, obs_mode=obs_mode, max_steps=steps + 10)
+    env = gym.make(ENV_ID, obs_mode=obs_mode, max_steps=2 * steps + 10)
     try:
         open_form(env, seed=0)  # launch the browser, warm caches
-        resets, step_times = [], []
+        resets, step_times, pixel_times = [], [], []
         for episode in range(1, 17):  # back to back, as an agent that does not think
             started = time.perf_counter()
             env.reset(seed=episode)
             resets.append(time.perf_counter() - started)
             for _ in range(3):
                 env.step("noop()")
-        checkbox = open_form(env, seed=99)
-        for _ in range(steps):
+        by_ref, by_pixels = open_form(env, seed=99)
+        for i in range(2 * steps):  # a ref click and a pixel click, alternately
             started = time.perf_counter()
-            env.step(f"click({checkbox!r})")
-            step_times.append(time.perf_counter() - started)
+            env.step(by_ref if i % 2 == 0 else by_pixels)
+            (step_times if i % 2 == 0 else pixel_times).append(time.perf_counter() - started)
         return {
             "reset_ms": median_ms(resets),
             "step_ms": median_ms(step_times),
+            "pixel_step_ms": median_ms(pixel_times),
         }
     finally:
         env.close()
@@ -106,6 +112,9 @@ def main() -> None:
         "text_step_ms": text["step_ms"],
         "reset_ms": both["reset_ms"],
         "step_vs_floor": round(both["step_ms"] / floor["step_ms"], 2),
+        "pixel_step_ms": both["pixel_step_ms"],
+        "pixel_vs_ref_step": round(both["pixel_step_ms"] / both["step_ms"], 2),
+        "text_pixel_vs_ref_step": round(text["pixel_step_ms"] / text["step_ms"], 2),
     }
     for key, value in results.items():
         print(f"{key:16s} {value}")
