@@ -65,6 +65,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# browser-use for its test as an external agent, in a virtualenv of its own (it pins
+# libraries lower than webharness); it needs the uv installed into .venv just above.
+scripts/setup_browser_use.sh
+
 wait "$components"
 wait "$js_checks"
 wait "$playwright_mcp"

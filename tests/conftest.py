@@ -17,6 +17,9 @@ import webharness  # noqa: F401  (registers the WebEval/* ids)
 from webharness.browser.host import BROWSER_ENV_VAR
 from webharness.golden.cache import CACHE_DIR_ENV
 
+# Run by the interpreter of .venv-browser-use (tests/external/test_browser_use.py), it imports
+# browser-use, which .venv does not have: no docstring examples to collect there.
+collect_ignore = ["support/browser_use_agent.py"]
 # What a test outside the ``browser`` mark finds as its Chromium (the error names it).
 NOT_MARKED_BROWSER = "/no-browser: this test is not marked browser; request the `browser` fixture"
 

@@ -1,0 +1,198 @@
+"""browser-use itself as an external agent that drives its own browser, in ``webharness run
+--agents 'cdp[command=...]'``: its model is a scripted fake OpenAI server
+(``tests.support.browser_use_model``) that reads the page browser-use sends it.
+
+Played golden, it passes the built-in scenarios of ``TASKS`` on seeds 0-1. Played wrong on
+form-v0, seed 0, each fault gets the diagnosis of its DSL twin (``replay_agent``) in the
+same run (or the difference written in ``DIFFERENCES``). Its navigation to an origin the
+task does not allow is refused, and nothing it does reaches beyond 127.0.0.1: the server
+that its HTTP proxy names, the navigation's target, receives nothing.
+
+browser-use runs in a virtualenv of its own, ``.venv-browser-use``, which
+``scripts/setup_browser_use.sh`` (part of ``scripts/setup.sh``) installs.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import pytest
+
+from tests.support.browser_use_model import FAULTS, BrowserUseModel, plan_of
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.mcp_clients import oracle_actions
+from tests.support.static_server import serving_with
+from webharness.agents.specs import parse_agent_spec
+from webharness.reporting.records import read_attempts
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = REPO / ".venv-browser-use" / "bin" / "python"
+TASKS = ["form", "search", "stats", "dynamic", "login", "combobox"]
+SEEDS = [0, 1]
+FAULT_TASK, FAULT_SEED = "form", 0
+RUN_TIMEOUT_S = 600
+AGENT_TIMEOUT_S = 150  # one episode of browser-use, its start (~10 s of imports) included
+# Where browser-use's diagnosis differs from its DSL twin's, and why (docs/own-browser.md):
+# the door refuses a navigation to an origin the task does not allow before it reaches the
+# browser, so it is no step of the trace (the twin's goto is a blocked step, which did
+# nothing): the episode fails only for its claim.
+DIFFERENCES = {"offsite": {"failure_code": "task_incomplete"}}
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # two runs of browser-use processes
+
+
+@dataclass
+class Offsite:
+    """A server on another port of 127.0.0.1, which no task allows, logging every request
+    it gets: the ``offsite`` fault navigates to it, and the agent processes' HTTP proxy
+    points at it, so any request browser-use made beyond 127.0.0.1 would reach it."""
+
+    origin: str
+    hits: list[str]
+
+
+def agent(model: str, offsite: Offsite) -> str:
+    """The ``cdp[...]`` spec of browser-use played by ``model``."""
+    trap = " ".join(
+        f"{name}={offsite.origin}" for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+    )
+    command = (
+        f"env {trap} NO_PROXY=127.0.0.1,localhost {PYTHON} -m tests.support.browser_use_agent"
+        f" --cdp {{cdp_url}} --goal {{goal}} --model {model}"
+    )
+    return f'cdp[command="{command}",timeout_s={AGENT_TIMEOUT_S}]'
+
+
+@pytest.fixture(scope="module")
+def offsite() -> Iterator[Offsite]:
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            hits.append(f"{self.command} {self.path}")
+            self.send_response(403)
+            self.end_headers()
+
+        do_POST = do_CONNECT = do_HEAD = do_GET  # noqa: N815
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with serving_with(Handler) as origin:
+        yield Offsite(origin, hits)
+
+
+@pytest.fixture(scope="module")
+def model(offsite: Offsite) -> Iterator[FakeOpenAI]:
+    if not PYTHON.exists():
+        pytest.fail(f"browser-use is not installed in {PYTHON.parent.parent}: run scripts/setup.sh")
+    plans = dict(plan_of(task, seed) for task in TASKS for seed in SEEDS)
+    with FakeOpenAI() as server:
+        server.responder = BrowserUseModel(plans, offsite=f"{offsite.origin}/")
+        yield server
+
+
+def run(
+    agents: dict[str, str], tasks: list[str], seeds: str, out: Path, llm: str
+) -> dict[str, list[Any]]:
+    """One ``webharness run`` of ``agents``; their attempts by name."""
+    done = subprocess.run(
+        [sys.executable, "-m", "webharness.cli", "run", "--agents", ",".join(agents.values()),
+         "--tasks", ",".join(tasks), "--seeds", seeds, "--workers", "2", "--obs-mode", "text",
+         "--llm-proxy", llm, "--out", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    labels = {parse_agent_spec(spec).label: name for name, spec in agents.items()}
+    by_name: dict[str, list[Any]] = {name: [] for name in agents}
+    for attempt in read_attempts(out / "results.jsonl"):
+        by_name[labels[attempt.runner]].append(attempt)
+    return by_name
+
+
+def twins(offsite: str) -> dict[str, list[str]]:
+    """The DSL actions that make each fault's moves on ``FAULT_TASK``, ``FAULT_SEED``."""
+    env = gym.make(f"WebEval/{FAULT_TASK}-v0", obs_mode="text")
+    try:
+        golden = oracle_actions(f"WebEval/{FAULT_TASK}-v0", FAULT_SEED)
+        env.reset(seed=FAULT_SEED)
+        state = env.step(golden[0])[4]["semantic_state"]
+    finally:
+        env.close()
+    cancel = state.find("button", "Cancel")[0].ref
+    save = max(i for i, a in enumerate(golden) if a.startswith("click("))
+    claim = "send_msg_to_user('Saved it.')"
+    return {
+        "no_save": [*golden[:save], claim],
+        "wrong_element": [*golden[:save], f"click({cancel!r})", claim],
+        "repeat": [golden[0], golden[save], golden[save], golden[save], claim],
+        "early_stop": [*golden[:2], "send_msg_to_user('I could not finish the task.')"],
+        "offsite": [f"goto({offsite!r})", claim],
+    }
+
+
+@pytest.fixture(scope="module")
+def faults(
+    browser: None,
+    model: FakeOpenAI,
+    offsite: Offsite,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, list[Any]]:
+    """One run of browser-use played with each fault, beside its DSL twin."""
+    folder = tmp_path_factory.mktemp("browser_use")
+    agents = {}
+    for fault, actions in twins(f"{offsite.origin}/").items():
+        path = folder / f"{fault}.json"
+        path.write_text(json.dumps(actions))
+        agents[fault] = agent(fault, offsite)
+        agents[f"{fault}_dsl"] = f"tests.support.replay_agent:ReplayAgent[actions_file={path}]"
+    return run(agents, [FAULT_TASK], str(FAULT_SEED), folder / "run", model.base_url)
+
+
+@pytest.fixture(scope="module")
+def golden(
+    browser: None, model: FakeOpenAI, offsite: Offsite, tmp_path_factory: pytest.TempPathFactory
+) -> list[Any]:
+    out = tmp_path_factory.mktemp("browser_use") / "golden"
+    seeds = f"{SEEDS[0]}-{SEEDS[-1]}"
+    return run({"golden": agent("golden", offsite)}, TASKS, seeds, out, model.base_url)["golden"]
+
+
+def test_browser_use_played_golden_passes_every_scenario_and_seed(golden: list[Any]) -> None:
+    assert len(golden) == len(TASKS) * len(SEEDS)
+    failed = [
+        (a.scenario_id, a.seed, a.failure_code, a.failure_message) for a in golden if not a.passed
+    ]
+    assert not failed
+
+
+def test_its_final_result_and_its_models_tokens_are_recorded(golden: list[Any]) -> None:
+    for attempt in golden:  # its printed last line; its requests, through --llm-proxy
+        assert attempt.ended_by == "send_msg_to_user" and attempt.prompt_tokens > 0
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_faulty_browser_use_gets_its_dsl_twins_diagnosis(
+    faults: dict[str, list[Any]], fault: str
+) -> None:
+    (mine,), (twin,) = faults[fault], faults[f"{fault}_dsl"]
+    assert not mine.passed and not mine.not_executable
+    keys = ("failure_code", "root_cause", "false_success", "ended_by")
+    theirs = {k: getattr(twin, k) for k in keys} | DIFFERENCES.get(fault, {})
+    assert {k: getattr(mine, k) for k in keys} == theirs
+
+
+def test_nothing_it_does_reaches_beyond_the_episode(
+    golden: list[Any], faults: dict[str, list[Any]], offsite: Offsite
+) -> None:
+    """Its navigation to another origin is refused, and neither it nor browser-use's own
+    calls home (telemetry, version check, pricing) reach the server the proxy names."""
+    assert golden and faults["offsite"] and offsite.hits == []
