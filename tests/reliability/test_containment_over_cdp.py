@@ -74,6 +74,10 @@ REFUSED_ON_THE_PAGE = [
     ("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": "/tmp"}),
     ("Page.navigate", {"url": "http://127.0.0.1:{port}/secret"}),
     ("Page.crash", {}),
+    (
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": False},
+    ),
 ]
 
 

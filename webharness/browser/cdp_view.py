@@ -45,6 +45,11 @@ REFUSED = {
     "Browser.resetPermissions": "the task's permissions are fixed by the harness",
     "Network.setRequestInterception": "the page's requests follow the task's rules",
     "Page.crash": "the episode's page is the harness's to keep",
+    # The viewport is the task's: a resized page lays out anew, and its states and
+    # screenshots would no longer be the golden paths'.
+    "Emulation.setDeviceMetricsOverride": "the episode's viewport is the task's",
+    "Emulation.setVisibleSize": "the episode's viewport is the task's",
+    "Browser.setWindowBounds": "the episode's viewport is the task's",
     "Tethering.bind": "the episode reaches no port of this machine",
 }
 _TARGET_METHODS = frozenset(
