@@ -167,8 +167,9 @@ def test_a_text_mode_step_settles_and_reads_the_page_in_one_call(env, monkeypatc
         return await call(method, *args, **kwargs)
 
     monkeypatch.setattr(world, "call", counted)
-    obs, _, _, _, info = env.step("mouse_click(5, 5)")  # input only: no call into the page to act
-    assert info["action_result"].ok and len(calls) == 1, calls
+    obs, _, _, _, info = env.step("mouse_click(5, 5)")
+    # the pointer's hit test (what the click will land on), then one call that settles and reads
+    assert info["action_result"].ok and calls == ["pointerAt", "settleAndObserve"], calls
     assert "paragraph [ref=e2]: clicked" in obs["axtree"]
     timings = env.last_timings_ms  # the timeout starts at the click, inside the action
     assert timings["action"] + timings["settle"] >= 25, timings  # the settle waited it out

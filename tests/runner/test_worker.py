@@ -25,7 +25,7 @@ def test_a_worker_moving_to_another_task_closes_its_envs_and_lets_its_goldens_go
         worker.env("WebEval/form-v0", "both", "")
         assert len(worker.envs) == 2 and len(worker.goldens) == 2
         worker.env("WebEval/stats-v0", "text", "")
-        assert list(worker.envs) == [("WebEval/stats-v0", "text", "")]
+        assert list(worker.envs) == [("WebEval/stats-v0", "text", "", False)]  # no CDP
         assert worker.goldens == {}
         assert form.unwrapped.runtime is None  # closed: no page held any more
 
