@@ -51,7 +51,9 @@ class StepReader:
 
     def __init__(self, record: Record, probe: Probe | None = None) -> None:
         self.record, self.probe = record, probe
-        self._digest: int | None = None  # after the last step recorded
+        # the page's digest after the last step recorded, read when the first script after
+        # it arrives (before the browser runs it): steps without scripts cost no read
+        self._digest: int | None = None
         self._script: str | None = None  # the last script run since then
         self._done: A.Action | None = None  # a finished step, not recorded yet
         self._press: dict[str, Any] | None = None  # the button held down
@@ -167,5 +169,4 @@ class StepReader:
 
     async def _recorded(self, action: A.Action) -> None:
         await self.record(action)
-        if self.probe is not None:
-            self._digest = await self.probe()
+        self._digest = None  # read again at the next script, if one comes
