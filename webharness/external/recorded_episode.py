@@ -8,7 +8,6 @@ diagnosis cannot tell the doors apart.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -101,9 +100,7 @@ class RecordedEpisode:
 
     def screenshot(self) -> np.ndarray:
         """The page as the agent would see it: the observation's pixels, else a render."""
-        shot: Any = self._last.obs.get("screenshot")
-        if shot is None:
-            shot = self.env.render()
+        shot = env_frame(self.env, self._last.obs)
         if shot is None:
             raise WebHarnessError("the browser gave no screenshot of the page")
         return np.asarray(shot)

@@ -17,6 +17,7 @@ import numpy as np
 
 from webharness.actions import Action
 from webharness.errors import WebHarnessError, did_you_mean
+from webharness.trace.recorder import env_frame
 
 
 class EpisodeEndedError(WebHarnessError):
@@ -164,9 +165,7 @@ class McpEpisode:
 
     def screenshot(self) -> np.ndarray:
         """The page as the agent would see it: the observation's pixels, else a render."""
-        shot = self.last.obs.get("screenshot")
-        if shot is None:
-            shot = self._ensure_env().render()
+        shot = env_frame(self._ensure_env(), self.last.obs)
         if shot is None:
             raise WebHarnessError("the browser gave no screenshot of the page")
         return np.asarray(shot)
