@@ -39,7 +39,7 @@ from webharness.external.process import AgentProcess, Exit, ProcessEnd
 from webharness.external.recorded_episode import RecordedEpisode
 from webharness.mcp.episodes import StepResult
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, TaskInstance
-from webharness.trace.recorder import EpisodeRecorder, env_frame, env_timings, step_record
+from webharness.trace.recorder import EpisodeRecorder
 
 ANSWERS = ("stdout", "none")
 _ENDINGS = {
@@ -135,9 +135,7 @@ class ExternalAgent:
         obs, info = env.reset(seed=seed)
         recorder.start(info["task"], env)
         try:
-            recorder.add(
-                step_record(0, obs, info, 0.0, env_timings(env)), env_frame(env, obs, screenshots)
-            )
+            recorder.add_step(0, env, obs, info, screenshots=screenshots)
             first = StepResult(obs, info, ended=False)
             wake = threading.Event()  # the episode ended, or the agent's client left
             episode = RecordedEpisode(env, recorder, first, self.vision, screenshots, wake)

@@ -19,9 +19,7 @@ from webharness.trace.models import EpisodeEnd
 from webharness.trace.recorder import (
     EpisodeRecorder,
     env_frame,
-    env_timings,
     episode_end,
-    step_record,
 )
 
 
@@ -71,9 +69,8 @@ class RecordedEpisode:
                 raise EpisodeEndedError("the episode has ended (see ### Episode)")
             obs, reward, terminated, truncated, info = self.env.step(action)
             self._index += 1
-            self.recorder.add(
-                step_record(self._index, obs, info, float(reward), env_timings(self.env)),
-                env_frame(self.env, obs, self.screenshots),
+            self.recorder.add_step(
+                self._index, self.env, obs, info, float(reward), self.screenshots
             )
             self._last = StepResult(obs, info, ended=bool(terminated or truncated))
             if self._last.ended:

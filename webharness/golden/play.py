@@ -18,10 +18,7 @@ from webharness.trace.io import pack_steps
 from webharness.trace.models import EndedBy, EpisodeTrace, TaskInstance
 from webharness.trace.recorder import (
     EpisodeRecorder,
-    env_frame,
-    env_timings,
     episode_end,
-    step_record,
 )
 
 
@@ -44,18 +41,13 @@ def play_episode(
     reset_agent(agent, info["task"], episode_spec(env))
     recorder.start(info["task"], env)
     try:
-        recorder.add(
-            step_record(0, obs, info, 0.0, env_timings(env)), env_frame(env, obs, screenshots)
-        )
+        recorder.add_step(0, env, obs, info, screenshots=screenshots)
         index = 0
         while True:
             action = agent.act(obs, info)
             obs, reward, terminated, truncated, info = env.step(action)
             index += 1
-            recorder.add(
-                step_record(index, obs, info, float(reward), env_timings(env)),
-                env_frame(env, obs, screenshots),
-            )
+            recorder.add_step(index, env, obs, info, float(reward), screenshots)
             if terminated or truncated:
                 return recorder.finish(episode_end(info, terminated, truncated))
     finally:

@@ -182,6 +182,22 @@ class EpisodeRecorder:
             self.writing_ms += (time.perf_counter() - started) * 1000
         self.trace.steps.append(step)
 
+    def add_step(
+        self,
+        index: int,
+        env: Any,
+        obs: dict[str, Any],
+        info: dict[str, Any],
+        reward: float = 0.0,
+        screenshots: bool = True,
+    ) -> None:
+        """Record what ``env`` gave for step ``index`` (0: its reset), with its timings and,
+        when ``screenshots``, its frame."""
+        self.add(
+            step_record(index, obs, info, float(reward), env_timings(env)),
+            env_frame(env, obs, screenshots),
+        )
+
     def finish(self, end: EpisodeEnd) -> EpisodeTrace:
         if self.trace is None:
             raise RuntimeError("EpisodeRecorder.finish() before start()")
