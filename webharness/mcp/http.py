@@ -1,40 +1,30 @@
 """Streamable HTTP on 127.0.0.1: each episode at its own path, ``/mcp/<token>``.
 
-The token is unguessable (``secrets.token_urlsafe``); requests with a foreign ``Origin``
-or ``Host`` are refused (DNS-rebinding protection, the SDK's), a path with a wrong token
-gets 404.
+The token is unguessable (``secrets.token_urlsafe``); a path with a wrong token gets 404.
+Each path's requests are answered by its ``StreamableHttpEndpoint`` (``jsonrpc_http.py``),
+which refuses a foreign ``Origin`` or ``Host``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
-from starlette.applications import Starlette
-from starlette.responses import PlainTextResponse
-from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from webharness.mcp.episodes import EpisodeConfig, McpEpisode, ServedEpisode
-from webharness.mcp.server import EpisodeOf, build_server
+from webharness.mcp.jsonrpc_http import Receive, Send, StreamableHttpEndpoint, respond
+from webharness.mcp.methods import EpisodeOf, McpMethods
 
 HOST = "127.0.0.1"  # never another interface: the server drives a browser for whoever calls
-SECURITY = TransportSecuritySettings(
-    enable_dns_rebinding_protection=True,
-    allowed_hosts=["127.0.0.1:*", "localhost:*"],
-    allowed_origins=["http://127.0.0.1:*", "http://localhost:*"],
-)
+PATH_PREFIX = "/mcp/"
 
 
 MAX_SESSIONS = 16  # live sessions on one endpoint, each with a page of its own
@@ -86,15 +76,14 @@ class SessionEpisodes:
 
 @dataclass
 class Endpoint:
-    """One endpoint: its token, the episodes its sessions play and the SDK's session manager.
+    """One endpoint: its token, the episodes its sessions play and its HTTP transport.
 
-    ``on_session_end`` is called with a session's id when its client closes it (DELETE).
+    ``close`` lets every session's episode go.
     """
 
     token: str
     episode_of: EpisodeOf
-    manager: StreamableHTTPSessionManager
-    on_session_end: Callable[[str], None]
+    transport: StreamableHttpEndpoint
     close: Callable[[], None]
 
     @property
@@ -135,9 +124,8 @@ class EpisodeEndpoints:
         on_end: Callable[[str], None],
         close: Callable[[], None],
     ) -> Endpoint:
-        server = build_server(episode_of, reset=reset)
-        manager = StreamableHTTPSessionManager(app=server, security_settings=SECURITY)
-        endpoint = Endpoint(secrets.token_urlsafe(24), episode_of, manager, on_end, close)
+        transport = StreamableHttpEndpoint(McpMethods(episode_of, reset=reset), on_end)
+        endpoint = Endpoint(secrets.token_urlsafe(24), episode_of, transport, close)
         self._endpoints[endpoint.token] = endpoint
         return endpoint
 
@@ -148,34 +136,30 @@ class EpisodeEndpoints:
                 return endpoint
         return None
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Hand a request to its token's session manager; 404 for a path with a wrong token."""
-        endpoint = self.find(scope.get("path_params", {}).get("token", ""))
-        if endpoint is None:
-            response = PlainTextResponse("no MCP endpoint at this path", status_code=404)
-            await response(scope, receive, send)
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        """The ASGI app: each request to its token's endpoint, 404 for any other path."""
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
             return
-        await endpoint.manager.handle_request(scope, receive, send)
-        session = _header(scope, b"mcp-session-id")
-        if scope.get("method") == "DELETE" and session is not None:
-            await anyio.to_thread.run_sync(endpoint.on_session_end, session)
+        path = scope["path"]
+        token = path.removeprefix(PATH_PREFIX) if path.startswith(PATH_PREFIX) else ""
+        endpoint = self.find(token) if token else None
+        if endpoint is None:
+            await respond(send, 404, b"no MCP endpoint at this path")
+            return
+        await endpoint.transport(scope, receive, send)
 
-    @contextlib.asynccontextmanager
-    async def running(self, app: Any) -> AsyncIterator[None]:
-        """Run every endpoint's session manager; close the episodes' browsers at the end."""
-        async with contextlib.AsyncExitStack() as stack:
-            for endpoint in self._endpoints.values():
-                await stack.enter_async_context(endpoint.manager.run())
-            try:
-                yield
-            finally:
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """Start at once; at shutdown close every endpoint's episodes (their browsers)."""
+        while True:
+            event = await receive()
+            if event["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif event["type"] == "lifespan.shutdown":
                 for endpoint in self._endpoints.values():
                     await anyio.to_thread.run_sync(endpoint.close)
-
-    def app(self) -> Starlette:
-        """The ASGI app serving the endpoints."""
-        route = Route("/mcp/{token}", self, methods=["GET", "POST", "DELETE"])
-        return Starlette(routes=[route], lifespan=self.running)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 async def serve_http(
@@ -247,15 +231,7 @@ def _listening(port: int) -> socket.socket:
 
 
 def _uvicorn(endpoints: EpisodeEndpoints) -> Any:
-    """A uvicorn server of the endpoints' app, quiet but for warnings."""
+    """A uvicorn server of the endpoints, quiet but for warnings."""
     import uvicorn
 
-    return uvicorn.Server(uvicorn.Config(endpoints.app(), log_level="warning"))
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    """A request header's value (``name`` lower-case), or None."""
-    for key, value in scope.get("headers", []):
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
+    return uvicorn.Server(uvicorn.Config(endpoints, log_level="warning"))
