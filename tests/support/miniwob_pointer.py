@@ -280,20 +280,25 @@ def webharness_action(op: Op) -> str:
     return f"{names[kind]}({', '.join(map(str, args))})"
 
 
-def browsergym_action(op: Op, at: Point) -> str:
-    """The op in BrowserGym's coordinate actions (several calls a step: ``multiaction``);
-    ``at`` is where the pointer is, for its ``mouse_down(x, y)`` and ``mouse_up(x, y)``."""
+def browsergym_action(op: Op, at: Point, scale: float = 1.0) -> str:
+    """The op in BrowserGym's coordinate actions (several calls a step: ``multiaction``).
+    ``at`` is where the pointer is, for its ``mouse_down(x, y)`` and ``mouse_up(x, y)``;
+    ``scale`` is its page's ``_bgym_scale_factor`` (1.5 on MiniWoB++: its points are the
+    screenshot's, which it takes at 1.5 times the page's size)."""
     kind, *args = op
+
+    def xy(point: Point) -> str:
+        return f"{point[0] * scale:g}, {point[1] * scale:g}"
+
     if kind == "drag":
-        (x0, y0), *rest = args[0]
-        moves = [f"mouse_move({x}, {y})" for x, y in rest[:-1]]
-        return "\n".join(
-            [f"mouse_down({x0}, {y0})", *moves, f"mouse_up({rest[-1][0]}, {rest[-1][1]})"]
-        )
+        first, *rest = args[0]
+        moves = [f"mouse_move({xy(p)})" for p in rest[:-1]]
+        return "\n".join([f"mouse_down({xy(first)})", *moves, f"mouse_up({xy(rest[-1])})"])
     if kind in ("down", "up"):
-        return f"mouse_{kind}({at[0]}, {at[1]})"
-    names = {"click": "mouse_click", "move": "mouse_move", "wait": "noop"}
-    return f"{names[kind]}({', '.join(map(str, args))})"
+        return f"mouse_{kind}({xy(at)})"
+    if kind == "wait":
+        return f"noop({args[0]})"
+    return f"mouse_{'click' if kind == 'click' else 'move'}({xy((args[0], args[1]))})"
 
 
 def pointer_after(op: Op, at: Point) -> Point:
