@@ -193,13 +193,16 @@ def main() -> None:
                 Path(sys.executable), "webharness_miniwob_driver.py", {**plan, "obs_mode": mode}, {}
             )
             results[found["library"]] = found
+    run = {
+        "started": started.isoformat(timespec="seconds"),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "plan": plan,
+        "times": {name: _times(result) for name, result in results.items()},
+    }
     if args.pointer:
         report = {
-            "started": started.isoformat(timespec="seconds"),
-            "load_before": load_before,
-            "load_after": os.getloadavg(),
-            "plan": plan,
-            "times": {name: _times(result) for name, result in results.items()},
+            **run,
             "errors": {name: result["errors"] for name, result in results.items()},
             "outcomes": pointer_outcomes(results["webharness"], results["browsergym"]),
         }
@@ -207,11 +210,7 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         return
     summary = {
-        "started": started.isoformat(timespec="seconds"),
-        "load_before": load_before,
-        "load_after": os.getloadavg(),
-        "plan": plan,
-        "times": {name: _times(result) for name, result in results.items()},
+        **run,
         "agreement": agreement(results["webharness"], results["browsergym"]),
         "agreement_text_mode": agreement(results["webharness-text"], results["browsergym"]),
         "errors": {name: result["error_count"] for name, result in results.items()},

@@ -98,14 +98,21 @@ def play_pointer(episodes: PointerEpisodes, task: str, seed: int) -> dict[str, A
         step_ms.append((time.perf_counter() - started) * 1000)
         if ended:
             break
+    actions = [json.dumps(op) for op in ops]
+    return record(task, seed, goal, actions, reset_ms, step_ms) | episodes.outcome()
+
+
+def record(
+    task: str, seed: int, goal: str, actions: list[str], reset_ms: float, step_ms: list[float]
+) -> dict[str, Any]:
+    """An episode's record, before its outcome."""
     return {
         "task": task,
         "seed": seed,
         "goal": goal,
-        "actions": [json.dumps(op) for op in ops],
+        "actions": actions,
         "reset_ms": round(reset_ms, 2),
         "step_ms": [round(ms, 2) for ms in step_ms],
-        **episodes.outcome(),
     }
 
 
@@ -136,15 +143,7 @@ def play(episodes: Episodes, task: str, seed: int, clicks: int) -> dict[str, Any
         step_ms.append((time.perf_counter() - started) * 1000)
         if ended:
             break
-    return {
-        "task": task,
-        "seed": seed,
-        "goal": goal,
-        "actions": actions,
-        "reset_ms": round(reset_ms, 2),
-        "step_ms": [round(ms, 2) for ms in step_ms],
-        **episodes.outcome(),
-    }
+    return record(task, seed, goal, actions, reset_ms, step_ms) | episodes.outcome()
 
 
 def play_plan(
