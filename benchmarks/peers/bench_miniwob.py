@@ -10,8 +10,15 @@ own process and virtualenv (``setup.sh`` makes BrowserGym's, with browsergym-min
 one after the other, on the same Chromium headless shell, at BrowserGym's MiniWoB++
 viewport (332x214).
 
+With ``--pointer`` it compares outcomes on the drag, draw, resize and text-selection
+tasks instead: the suite's scripted pixel agent (``tests/support/miniwob_pointer.py``)
+plays each task and seed in both libraries with the same points, in our pixel actions and
+in BrowserGym's coordinate actions (``mouse_down``, ``mouse_move``, ``mouse_up``,
+``mouse_click``, ``noop``), and the table says whether each library succeeded
+(``miniwob_pointer_results.json``).
+
 Run: bash benchmarks/peers/setup.sh && python benchmarks/peers/bench_miniwob.py
-     [--seeds 0-4] [--clicks 5] [--tasks click-button,enter-text]
+     [--seeds 0-4] [--clicks 5] [--tasks click-button,enter-text] [--pointer]
 """
 
 from __future__ import annotations
@@ -28,9 +35,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[1]))  # the repository: tests.support
 
 import pages  # noqa: E402
 
+from tests.support.miniwob_pointer import TASKS as POINTER_TASKS  # noqa: E402
 from webharness.miniwob import library  # noqa: E402
 from webharness.spec.catalogue import get_task  # noqa: E402
 
@@ -44,6 +53,7 @@ TASKS = (
     "multi-layouts multi-orderings use-spinner"
 ).split()
 OUT = HERE / "miniwob_results.json"
+POINTER_OUT = HERE / "miniwob_pointer_results.json"
 CHROMIUM = "/usr/bin/chromium-headless-shell"
 VIEWPORT = (332, 214)  # BrowserGym's MiniWoB++ viewport
 
@@ -113,23 +123,60 @@ def agreement(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", default="0-4")
-    parser.add_argument("--clicks", type=int, default=5)
-    parser.add_argument("--tasks", default=",".join(TASKS))
-    args = parser.parse_args()
+def pointer_outcomes(ours: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per task and seed: the same goal and ops?, each library's raw reward and success (ours by
+    our rule; BrowserGym's by our rule and by its own, a raw reward above 0)."""
+    rows = []
+    for a, b in zip(ours["episodes"], theirs["episodes"]):
+        assert (a["task"], a["seed"]) == (b["task"], b["seed"])
+        rows.append(
+            {
+                "task": a["task"],
+                "seed": a["seed"],
+                "same_goal": a["goal"] == b["goal"],
+                "same_ops": a["actions"] == b["actions"],
+                "steps": (len(a["actions"]), len(b["actions"])),
+                "webharness": {"raw_reward": a["raw_reward"], "success": a["success"]},
+                "browsergym": {
+                    "raw_reward": b["raw_reward"],
+                    "success": _success(b["task"], b["raw_reward"], b["done"]),
+                    "success_own_rule": b["reward"] > 0,
+                },
+            }
+        )
+    return rows
+
+
+def _plan(args: argparse.Namespace) -> dict[str, Any]:
     low, _, high = args.seeds.partition("-")
-    html = library.html_dir()
-    if html is None:
-        sys.exit("install the miniwob package: pip install 'webharness[miniwob]'")
-    plan: dict[str, Any] = {
+    return {
         "tasks": args.tasks.split(","),
         "seeds": list(range(int(low), int(high or low) + 1)),
         "clicks": args.clicks,
         "chromium": CHROMIUM,
         "viewport": VIEWPORT,
+        **({"agent": "pointer"} if args.pointer else {}),
     }
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default=None, help="default 0-4; 0-1 with --pointer")
+    parser.add_argument("--clicks", type=int, default=5)
+    parser.add_argument("--tasks", default=None)
+    parser.add_argument("--pointer", action="store_true", help="the pixel agent's tasks")
+    args = parser.parse_args()
+    args.seeds = args.seeds or ("0-1" if args.pointer else "0-4")
+    args.tasks = args.tasks or ",".join(POINTER_TASKS if args.pointer else TASKS)
+    return args
+
+
+def main() -> None:
+    args = _args()
+    html = library.html_dir()
+    if html is None:
+        sys.exit("install the miniwob package: pip install 'webharness[miniwob]'")
+    plan = _plan(args)
     started = dt.datetime.now()
     load_before = os.getloadavg()
     results: dict[str, Any] = {}
@@ -141,17 +188,29 @@ def main() -> None:
             {**plan, "miniwob_url": f"{url}/miniwob/"},
             {"MINIWOB_URL": f"{url}/miniwob/"},
         )
-        for mode in ("both", "text"):
+        for mode in ("both",) if args.pointer else ("both", "text"):
             found = _run(
                 Path(sys.executable), "webharness_miniwob_driver.py", {**plan, "obs_mode": mode}, {}
             )
             results[found["library"]] = found
-    summary = {
+    run = {
         "started": started.isoformat(timespec="seconds"),
         "load_before": load_before,
         "load_after": os.getloadavg(),
         "plan": plan,
         "times": {name: _times(result) for name, result in results.items()},
+    }
+    if args.pointer:
+        report = {
+            **run,
+            "errors": {name: result["errors"] for name, result in results.items()},
+            "outcomes": pointer_outcomes(results["webharness"], results["browsergym"]),
+        }
+        POINTER_OUT.write_text(json.dumps({"summary": report, "results": results}, indent=1))
+        print(json.dumps(report, indent=1))
+        return
+    summary = {
+        **run,
         "agreement": agreement(results["webharness"], results["browsergym"]),
         "agreement_text_mode": agreement(results["webharness-text"], results["browsergym"]),
         "errors": {name: result["error_count"] for name, result in results.items()},

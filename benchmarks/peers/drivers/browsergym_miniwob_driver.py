@@ -3,7 +3,12 @@ random agent; run with the BrowserGym venv. The plan (JSON on stdin) names the t
 seeds, the clicks per episode, the Chromium to launch and the pages' URL (``MINIWOB_URL``:
 our local server of the miniwob package's html folder). Tuned as ``browsergym_driver.py``
 is: ``slow_mo=0`` and ``pre_observation_delay=0`` (shipped: 100 ms per action for
-MiniWoB++ and 0.5 s before each observation). Prints one JSON line: every episode."""
+MiniWoB++ and 0.5 s before each observation). With the pointer agent (``"agent":
+"pointer"``) the actions are BrowserGym's coordinate subset, several calls a step
+(``multiaction``: a drag is ``mouse_down``, ``mouse_move``s, ``mouse_up``), at the same
+page points given in its screenshot's pixels (its MiniWoB++ pages' ``_bgym_scale_factor``,
+1.5). Prints one JSON
+line: every episode."""
 
 from __future__ import annotations
 
@@ -18,6 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from miniwob_agent import CANDIDATES_JS, OUTCOME_JS, play_plan, print_result  # noqa: E402
 
+from tests.support.miniwob_pointer import LOOK_JS, browsergym_action, pointer_after  # noqa: E402
+
 logging.getLogger("browsergym").setLevel(logging.ERROR)
 
 
@@ -28,7 +35,8 @@ class BrowserGymEpisodes:
         from browsergym.miniwob import ALL_MINIWOB_TASKS
 
         entry = next(t for t in ALL_MINIWOB_TASKS if t.subdomain == task)
-        actions = HighLevelActionSet(subsets=["bid"])
+        pointer = plan.get("agent") == "pointer"
+        actions = HighLevelActionSet(subsets=["coord" if pointer else "bid"], multiaction=pointer)
         self.env = BrowserEnv(
             task_entrypoint=entry,
             task_kwargs={"base_url": plan["miniwob_url"]},
@@ -38,10 +46,11 @@ class BrowserGymEpisodes:
         )
         self.reward = 0.0
         self.errors: list[str] = []
+        self.pointer_at = (0.0, 0.0)
 
     def reset(self, seed: int) -> str:
         obs, _ = self.env.reset(seed=seed)
-        self.reward = 0.0
+        self.reward, self.pointer_at = 0.0, (0.0, 0.0)
         return str(obs["goal"])
 
     def candidates(self) -> list[dict[str, Any]]:
@@ -51,6 +60,19 @@ class BrowserGymEpisodes:
         obs, reward, terminated, truncated, _ = self.env.step(f"click({candidate['bid']!r})")
         if obs["last_action_error"]:
             self.errors.append(str(obs["last_action_error"])[:200])
+        self.reward = float(reward)
+        return bool(terminated or truncated)
+
+    def look(self) -> dict[str, Any]:
+        return dict(self.env.unwrapped.page.evaluate(LOOK_JS))
+
+    def act(self, op: tuple[Any, ...]) -> bool:
+        scale = getattr(self.env.unwrapped.page, "_bgym_scale_factor", 1.0)
+        action = browsergym_action(op, self.pointer_at, scale)
+        self.pointer_at = pointer_after(op, self.pointer_at)
+        obs, reward, terminated, truncated, _ = self.env.step(action)
+        if obs["last_action_error"]:
+            self.errors.append(f"{action[:80]}: {obs['last_action_error']}"[:200])
         self.reward = float(reward)
         return bool(terminated or truncated)
 

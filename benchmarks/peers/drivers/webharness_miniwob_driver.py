@@ -3,7 +3,8 @@ random agent; run with our interpreter. ``reset(seed=s)`` is played as
 ``reset(seed=page_seed(s))``: the page is seeded with what BrowserGym seeds it with for
 ``s``, so both show the same instance (the goals are compared). A candidate is clicked by
 our ref (the element of the semantic state under its centre), or at its centre by
-``mouse_click`` when the tree gives it no ref (counted). Prints one JSON line."""
+``mouse_click`` when the tree gives it no ref (counted). The pointer agent's ops are our
+pixel actions (``webharness_action``). Prints one JSON line."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import gymnasium as gym  # noqa: E402
 from miniwob_agent import CANDIDATES_JS, play_plan, print_result  # noqa: E402
 
 import webharness  # noqa: E402
+from tests.support.miniwob_pointer import LOOK_JS, webharness_action  # noqa: E402
 
 
 class WebHarnessEpisodes:
@@ -39,10 +41,19 @@ class WebHarnessEpisodes:
         self.reward = 0.0
         return str(obs["goal"])
 
-    def candidates(self) -> list[dict[str, Any]]:
+    def _evaluate(self, script: str) -> Any:
         env = self.env.unwrapped
         page = env.episode.session.page  # the benchmark's own look, as the agent's policy
-        return list(env.runtime.run(page.evaluate(CANDIDATES_JS), 30))
+        return env.runtime.run(page.evaluate(script), 30)
+
+    def candidates(self) -> list[dict[str, Any]]:
+        return list(self._evaluate(CANDIDATES_JS))
+
+    def look(self) -> dict[str, Any]:
+        return dict(self._evaluate(LOOK_JS))
+
+    def act(self, op: tuple[Any, ...]) -> bool:
+        return self._step(webharness_action(op))
 
     def _ref(self, candidate: dict[str, Any]) -> str | None:
         x, y = candidate["x"], candidate["y"]
@@ -60,6 +71,9 @@ class WebHarnessEpisodes:
             action = f"mouse_click({candidate['x']:.1f}, {candidate['y']:.1f})"
         else:
             action = f"click({ref!r})"
+        return self._step(action)
+
+    def _step(self, action: str) -> bool:
         _, reward, terminated, truncated, self.info = self.env.step(action)
         result = self.info["action_result"]
         if not result.ok:
