@@ -91,7 +91,11 @@ class WireClient:
         }
         if self.session:
             headers["Mcp-Session-Id"] = self.session
-        self.connection.request("POST", self.path, json.dumps(message), headers)
+        try:
+            self.connection.request("POST", self.path, json.dumps(message), headers)
+        except (BrokenPipeError, ConnectionResetError):  # the server closed an idle connection
+            self.connection.close()
+            self.connection.request("POST", self.path, json.dumps(message), headers)
         response = self.connection.getresponse()
         self.session = response.getheader("mcp-session-id") or self.session
         body = response.read().decode()
@@ -113,6 +117,29 @@ def wire_clicks(client: WireClient, steps: int, seed: int) -> list[float]:
         text = client.call_tool("browser_click", {"target": checkbox})
         times.append(time.perf_counter() - started)
         assert "### Snapshot" in text
+    return times
+
+
+NOOP = ("browser_tabs", {"action": "list"})  # answered from the last observation: no step
+
+
+async def sdk_noops(session: ClientSession, calls: int) -> list[float]:
+    """Seconds per call that takes no step, with the SDK's client."""
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        await session.call_tool(*NOOP)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def wire_noops(client: WireClient, calls: int) -> list[float]:
+    """Seconds per call that takes no step, with the minimal client."""
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        client.call_tool(*NOOP)
+        times.append(time.perf_counter() - started)
     return times
 
 
@@ -155,10 +182,14 @@ async def run(steps: int, rounds: int, obs_mode: str) -> dict[str, Any]:
                         step_times += await asyncio.to_thread(env_steps, env, steps)
                         sdk_times += await mcp_clicks(session, steps, seed=0)
                         wire_times += await asyncio.to_thread(wire_clicks, wire, steps, 0)
+                    # A call that takes no step: what each client and the server cost alone.
+                    sdk_noop = await sdk_noops(session, steps)
+                    wire_noop = await asyncio.to_thread(wire_noops, wire, steps)
     finally:
         env.close()
-    step_ms, sdk_ms, wire_ms = (
-        statistics.median(times) * 1000 for times in (step_times, sdk_times, wire_times)
+    step_ms, sdk_ms, wire_ms, sdk_noop_ms, wire_noop_ms = (
+        statistics.median(times) * 1000
+        for times in (step_times, sdk_times, wire_times, sdk_noop, wire_noop)
     )
     return {
         "obs_mode": obs_mode,
@@ -167,6 +198,8 @@ async def run(steps: int, rounds: int, obs_mode: str) -> dict[str, Any]:
         "mcp_over_step": round(wire_ms / step_ms, 3),
         "sdk_client_click_ms": round(sdk_ms, 1),
         "sdk_client_over_step": round(sdk_ms / step_ms, 3),
+        "noop_call_ms": round(wire_noop_ms, 2),
+        "sdk_client_noop_call_ms": round(sdk_noop_ms, 2),
         "samples": len(step_times),
     }
 
