@@ -4,8 +4,10 @@ Same page (WebEval/form-v0's contacts page), same work per step: click the "VIP 
 checkbox, then observe; by its ref and, alternately, by pixels (a ``mouse_click`` at its
 centre, as a computer-use agent clicks), so the two step costs come from one run. The
 floor is what a bare Playwright script pays for that work: a locator click, a PNG
-screenshot and an aria snapshot. Ratios, not absolute times, are
-the claim: the machine is shared and noisy.
+screenshot and an aria snapshot. A reset is set beside the floor's (``reset_phases.py``:
+a new context with the site routed, a new page, the start page loaded, the first
+screenshot and aria snapshot). Ratios, not absolute times, are the claim: the machine is
+shared and noisy.
 
 Run: python benchmarks/bench_step.py [--steps 40] [--json out.json]
 """
@@ -21,6 +23,7 @@ from typing import Any
 
 import gymnasium as gym
 from playwright.async_api import async_playwright
+from reset_phases import floor as floor_reset  # benchmarks/, run as a script
 
 import webharness  # noqa: F401  (registers the envs)
 from webharness.browser.host import LAUNCH_ARGS, find_chromium
@@ -104,6 +107,7 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args()
     floor = asyncio.run(bench_floor(args.steps))
+    floor_reset_ms = asyncio.run(floor_reset(16))["reset"]
     both = bench_env("both", args.steps)
     text = bench_env("text", args.steps)
     results: dict[str, Any] = {
@@ -111,6 +115,8 @@ def main() -> None:
         "step_ms": both["step_ms"],
         "text_step_ms": text["step_ms"],
         "reset_ms": both["reset_ms"],
+        "floor_reset_ms": floor_reset_ms,
+        "reset_vs_floor": round(both["reset_ms"] / floor_reset_ms, 2),
         "step_vs_floor": round(both["step_ms"] / floor["step_ms"], 2),
         "pixel_step_ms": both["pixel_step_ms"],
         "pixel_vs_ref_step": round(both["pixel_step_ms"] / both["step_ms"], 2),
