@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from webharness.errors import did_you_mean
@@ -44,3 +45,12 @@ def sized(value: Any, name: str) -> tuple[int, int]:
             f"{name}={value!r}: give (width, height) in whole pixels, e.g. (1024, 768)"
         )
     return int(value[0]), int(value[1])
+
+
+def folder(value: str | Path | None, name: str) -> Path | None:
+    """An existing directory, resolved; None stays None."""
+    if value is None:
+        return None
+    if not isinstance(value, (str, Path)) or not Path(value).is_dir():
+        raise ValueError(f"{name}={value!r}: give the path of an existing folder")
+    return Path(value).resolve()

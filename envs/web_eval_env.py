@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -13,7 +14,7 @@ from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.apps import AppInstance
 from webharness.browser.page_session import DEFAULT_TREE_LINES
 from webharness.browser.runtime import BrowserRuntime
-from webharness.envs.arguments import at_least, choice, setup_s, sized
+from webharness.envs.arguments import at_least, choice, folder, setup_s, sized
 from webharness.episode.display import Display
 from webharness.episode.episode import Episode, EpisodeOptions, Observed
 from webharness.episode.hooks import EpisodeHooks, HookFactory
@@ -62,6 +63,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
 
     With ``cdp=True`` the browser's protocol is served, so an agent can drive the episode's
     page itself (``webharness.attach``); each step it takes is an ``A.Performed`` step.
+
+    ``upload_dir`` is the folder whose files ``upload(paths)`` may give the page's file
+    chooser; without it ``upload`` is the agent's ``invalid_argument``.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -81,6 +85,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         max_tree_lines: int = DEFAULT_TREE_LINES,
         cdp: bool = False,
         display: tuple[int, int] | None = None,
+        upload_dir: str | Path | None = None,
     ) -> None:
         self.task_spec = task if isinstance(task, TaskSpec) else get_task(task)
         self.obs_mode = choice(ObsMode, obs_mode, "obs_mode")
@@ -98,6 +103,7 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
             action_timeout_ms=action_timeout_ms,
             settle_cap_ms=settle_cap_ms,
             max_tree_lines=at_least(10, max_tree_lines, "max_tree_lines"),
+            upload_dir=folder(upload_dir, "upload_dir"),
         )
         # A computer-use agent's display: screenshots at its size, its pointer mapped back.
         self.display = Display(sized(display, "display"), viewport) if display else None

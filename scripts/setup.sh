@@ -32,12 +32,14 @@ if [ -z "${WEBHARNESS_CHROMIUM:-}" ] && ! command -v chromium-headless-shell >/d
     || echo "setup: chromium-headless-shell is not available here; headless runs use the full Chromium (slower resets)"
 fi
 
-# The component libraries some browser tests serve offline, and eslint and prettier for
-# scripts/lint.sh (npm, into git-ignored folders), fetched while Python's packages
-# install: all wait mostly on the network. If the install fails, the script still waits
+# The component and widget libraries some browser tests serve offline, and eslint and
+# prettier for scripts/lint.sh (npm, into git-ignored folders), fetched while Python's
+# packages install: all wait mostly on the network. If the install fails, the script still waits
 # for npm, so nothing is left running.
 scripts/setup_components.sh &
 components=$!
+scripts/setup_widgets.sh &
+widgets=$!
 scripts/setup_js_checks.sh &
 js_checks=$!
 scripts/setup_playwright_mcp.sh &
@@ -70,5 +72,6 @@ fi
 scripts/setup_browser_use.sh
 
 wait "$components"
+wait "$widgets"
 wait "$js_checks"
 wait "$playwright_mcp"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webharness.actions import ActionKind, ActionParseError, Fill, Press, parse_action
+from webharness.actions import ActionKind, ActionParseError, Fill, Press, Upload, parse_action
 
 EXAMPLES = {
     "click('e1')": ActionKind.CLICK,
@@ -27,6 +27,7 @@ EXAMPLES = {
     "mouse_up('right')": ActionKind.MOUSE_UP,
     "drag([[10, 20], [30, 40.5]])": ActionKind.DRAG,
     "keyboard_type('hi')": ActionKind.KEYBOARD_TYPE,
+    "upload(['report.txt', 'notes/a.pdf'])": ActionKind.UPLOAD,
     "goto('/x')": ActionKind.GOTO,
     "go_back()": ActionKind.GO_BACK,
     "wait(200)": ActionKind.WAIT,
@@ -55,6 +56,12 @@ def test_browsergym_keyword_spellings_are_accepted():
     assert parse_action("press(key_comb='Enter')") == Press(key="Enter")
 
 
+def test_upload_takes_a_list_of_paths_or_one_path():
+    assert parse_action("upload('a.txt')") == Upload(paths=("a.txt",))
+    assert parse_action("upload(['a.txt', 'b.txt'])").dsl() == "upload(['a.txt', 'b.txt'])"
+    assert parse_action("upload([])") == parse_action("upload()") == Upload()
+
+
 def test_typed_actions_and_dicts_are_accepted():
     assert parse_action(Fill(ref="e1", text="x")) == Fill(ref="e1", text="x")
     assert parse_action({"kind": "fill", "ref": "e1", "text": "x"}) == Fill(ref="e1", text="x")
@@ -69,6 +76,7 @@ def test_typed_actions_and_dicts_are_accepted():
         ("hover('e1', 'e2')", "takes 1 arguments"),
         ("wait(-5)", "wait"),
         ("os.system('x')", "one call"),
+        ("upload([1])", "upload.paths.0"),
     ],
 )
 def test_bad_actions_say_what_is_wrong(text, message):

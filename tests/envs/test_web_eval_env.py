@@ -13,7 +13,7 @@ import webharness
 from tests.support.episodes import oracle_policy, play
 from tests.support.gym_checks import page_checks
 from webharness import miniwob
-from webharness.envs import registered_ids
+from webharness.envs import WebEvalEnv, registered_ids
 
 # The MiniWoB++ pack's tasks have their own check_env test (tests/miniwob/test_check_env.py).
 SCENARIOS = [i for i in registered_ids() if not i.startswith(f"WebEval/{miniwob.PREFIX}")]
@@ -84,6 +84,11 @@ def test_bad_options_name_the_value(make_env):
         make_env("WebEval/form-v0", obs_mode="txt")
     with pytest.raises(webharness.UnknownTaskError, match="Closest: 'form'"):
         webharness.get_task("fomr")
+
+
+def test_an_upload_dir_that_is_no_folder_is_named(tmp_path):
+    with pytest.raises(ValueError, match="upload_dir=.*missing.*: give the path of an existing"):
+        WebEvalEnv("form", upload_dir=tmp_path / "missing")
 
 
 def test_the_same_seed_and_actions_give_the_same_semantic_states(make_env):

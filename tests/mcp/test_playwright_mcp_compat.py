@@ -28,7 +28,8 @@ NOTES = FIXTURES / "notes_task"
 CORE = (
     "browser_snapshot browser_click browser_type browser_fill_form browser_select_option "
     "browser_press_key browser_hover browser_drag browser_navigate browser_navigate_back "
-    "browser_wait_for browser_take_screenshot browser_handle_dialog browser_tabs browser_close"
+    "browser_wait_for browser_take_screenshot browser_handle_dialog browser_tabs browser_close "
+    "browser_file_upload"
 ).split()
 VISION = "browser_mouse_click_xy browser_mouse_move_xy browser_mouse_drag_xy browser_mouse_wheel"
 # One line of an aria snapshot: indentation, "- ", a role (or /url, text), an optional

@@ -104,6 +104,19 @@ def test_the_pointer_tools_are_the_pointer_actions(
     assert TRANSLATORS[name](arguments) == [action]
 
 
+@pytest.mark.parametrize(
+    "arguments, action",
+    [
+        ({"paths": ["/files/a.txt", "b.txt"]}, A.Upload(paths=("/files/a.txt", "b.txt"))),
+        ({}, A.Upload()),
+    ],
+)
+def test_browser_file_upload_is_upload_and_without_paths_dismisses(
+    arguments: dict[str, Any], action: A.Action
+) -> None:
+    assert TRANSLATORS["browser_file_upload"](arguments) == [action]
+
+
 def test_a_drag_without_its_end_names_the_argument(runner: ToolRunner) -> None:
     text = error_text(runner, "browser_drag", {"startTarget": "e1"})
     assert "argument 'endTarget' is missing (or its older name 'endRef')" in text

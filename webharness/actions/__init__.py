@@ -53,6 +53,7 @@ from webharness.actions.models import (
     SelectOption,
     SendMsgToUser,
     Uncheck,
+    Upload,
     Wait,
 )
 from webharness.actions.models import _Action as _Action
@@ -107,6 +108,7 @@ __all__ = [
     "SelectOption",
     "SendMsgToUser",
     "Uncheck",
+    "Upload",
     "Wait",
     "action_text",
     "from_anthropic_computer",

@@ -26,6 +26,7 @@ class ActionKind(str, Enum):
     MOUSE_UP = "mouse_up"
     DRAG = "drag"
     KEYBOARD_TYPE = "keyboard_type"
+    UPLOAD = "upload"
     GOTO = "goto"
     GO_BACK = "go_back"
     WAIT = "wait"

@@ -12,6 +12,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from webharness.actions.keys import is_modifier_combo, normalize_key
 
 Button = Literal["left", "right", "middle"]
+MAX_UPLOAD_FILES = 20
 
 
 def _modifiers(value: str | None) -> str | None:
@@ -126,6 +127,24 @@ class DragAndDrop(_Action):
     def ref_target(self) -> str | None:
         """The element dragged: ``from_ref``."""
         return self.from_ref
+
+
+class Upload(_Action):
+    """``upload(paths)``: answer the file chooser the page opened with these files.
+
+    A person clicks a file input or a drop area, the browser's file chooser opens, they
+    pick files: ``upload`` is the picking. ``paths`` are files in the env's ``upload_dir``
+    (relative to it, or absolute within it); none (``upload([])``) dismisses the chooser
+    with no file chosen. The chooser stays open from the step that opened it until an
+    ``upload`` answers it or the page loads a new document.
+    """
+
+    kind: Literal["upload"] = "upload"
+    paths: tuple[str, ...] = Field(default=(), max_length=MAX_UPLOAD_FILES)
+
+    def dsl(self) -> str:
+        """The action as a DSL string: ``upload(['report.pdf'])``."""
+        return f"upload({list(self.paths)!r})"
 
 
 class Goto(_Action):

@@ -47,6 +47,7 @@ from webharness.actions.models import (
     SelectOption,
     SendMsgToUser,
     Uncheck,
+    Upload,
     Wait,
     _Action,
 )
@@ -73,6 +74,7 @@ Action = Annotated[
     | MouseUp
     | Drag
     | KeyboardType
+    | Upload
     | Goto
     | GoBack
     | Wait
@@ -106,6 +108,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "mouse_up": ("button",),
     "drag": ("path",),
     "keyboard_type": ("text",),
+    "upload": ("paths",),
     "goto": ("url",),
     "go_back": (),
     "wait": ("ms",),
@@ -191,6 +194,9 @@ def _single_call(text: str) -> ast.Call:
 def _argument(action: str, node: ast.expr) -> Any:
     if action == "drag" and isinstance(node, (ast.List, ast.Tuple)):
         return [_point(point) for point in node.elts]
+    if action == "upload":  # a list of paths, or one path
+        elements = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+        return [_literal(element) for element in elements]
     return _literal(node)
 
 

@@ -30,6 +30,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webharness.browser.agent_world import AgentWorld, counter_changed
 from webharness.browser.egress import EgressProxy
+from webharness.browser.file_choosers import FileChoosers
 from webharness.browser.frame_worlds import FrameWorlds
 from webharness.browser.page_reuse import Leftovers
 from webharness.browser.page_scripts import page_agent_script, page_hooks_script
@@ -42,7 +43,6 @@ from webharness.browser.site import SiteRouter
 _REFUSED_NAVIGATION = re.compile(
     r"^Not allowed to (?:load local resource|navigate top frame to data URL): (\S+)"
 )
-
 
 # A document the agent has not been installed in yet is navigating.
 NAVIGATING = {"navigating": True}
@@ -115,9 +115,9 @@ class PageSession:
         self.episodes = 0  # episodes started on this page (it is reused: ``recycle``)
         self.traced = False  # Playwright's tracing ran on the context: it is not reused
         self.leftovers = Leftovers()  # what an episode leaves for the next: ``recycle``
-        # Where the mouse is (viewport CSS pixels), as the pointer actions left it: a
-        # mouse_down or mouse_up acts there. None until one moves it.
+        # Where the pointer actions left the mouse (viewport CSS px), None until one moved it
         self.mouse_at: tuple[float, float] | None = None
+        self.choosers = FileChoosers(page)  # the file chooser the page opened, for upload()
         page.on("domcontentloaded", self._on_load)
         page.on("framenavigated", self._on_navigated)
         page.on("crash", self._on_crash)
@@ -385,6 +385,7 @@ class PageSession:
         (``page_reuse.py``). Raises ``PlaywrightError`` when the page will not leave its
         document (the caller opens a new context instead)."""
         self.mouse_at = None
+        self.choosers.closed()
         # The old document's requests are served until it has gone: refused, a navigation
         # of its own became an error page that held up about:blank's.
         await self.leftovers.wipe(self.page, self._cdp, self.world, self.episodes)

@@ -52,6 +52,7 @@ class EpisodeOptions:
     settle_quiet_ms: float = 10
     settle_cap_ms: float = 3_000
     max_tree_lines: int = DEFAULT_TREE_LINES  # the observation's budget (page_session.py)
+    upload_dir: Path | None = None  # the folder whose files upload() may hand to the page
 
 
 # After the settle cap, a page that keeps navigating is looked at this long without waiting
@@ -185,7 +186,10 @@ class Episode:
     async def _act_and_observe(self, action: Any, performed: bool) -> tuple[ActionResult, Observed]:
         before = self.last.fingerprint if self.last else ""
         started = time.perf_counter()
-        ctx = ExecContext(self.max_ref, self.allowed_origins, self.options.action_timeout_ms)
+        options = self.options
+        ctx = ExecContext(
+            self.max_ref, self.allowed_origins, options.action_timeout_ms, options.upload_dir
+        )
         result = ActionResult() if performed else await execute(self.session, action, ctx)
         self.steps_taken += 1
         for hook in self.hooks.after_action:

@@ -22,6 +22,7 @@ from webharness.actions.keys import is_valid_key
 from webharness.browser.page_session import NAVIGATION_EVENT_GRACE_S, PageSession
 from webharness.episode.input_actions import INPUT_HANDLERS, MAX_TYPED_CHARS, held_keys
 from webharness.episode.targets import ActionFailed, ExecContext, locate, require_enabled
+from webharness.episode.uploads import upload
 from webharness.origins import origin_of
 
 __all__ = ["ActionFailed", "ExecContext", "Handler", "execute", "is_valid_key"]
@@ -224,6 +225,7 @@ _HANDLERS: dict[A.ActionKind, Handler] = {
     A.ActionKind.UNCHECK: _uncheck,
     A.ActionKind.HOVER: _hover,
     **INPUT_HANDLERS,
+    A.ActionKind.UPLOAD: upload,
     A.ActionKind.GOTO: _goto,
     A.ActionKind.GO_BACK: _go_back,
     A.ActionKind.WAIT: _wait,

@@ -4,6 +4,7 @@ action with an error kind, and finding the element a ref names (or checking a po
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -20,6 +21,7 @@ class ExecContext:
     max_ref: int  # refs e1..e<max_ref> have all been shown to the agent this episode
     allowed_origins: tuple[str, ...]  # origins a goto may reach
     timeout_ms: float = 5_000
+    upload_dir: Path | None = None  # the folder whose files upload() may hand to the page
     # What the step's pointer action hit, set by its handler before the input is sent.
     pointer: PointerHit | None = None
     pointer_end: PointerHit | None = None  # a drag: the element under its last point

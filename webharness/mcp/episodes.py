@@ -39,6 +39,8 @@ class EpisodeConfig:
         trace_dir: where ``RecordTrace`` writes each episode; None records nothing to disk.
         tasks: the env ids ``webharness_reset`` may switch to (the first task's alone when empty).
         vision: also serve the coordinate tools (Playwright MCP's ``--caps vision``).
+        upload_dir: the folder whose files ``browser_file_upload`` may give the page; None
+            gives none.
     """
 
     env_id: str
@@ -50,6 +52,7 @@ class EpisodeConfig:
     trace_dir: Path | None = None
     tasks: tuple[str, ...] = field(default_factory=tuple)
     vision: bool = False
+    upload_dir: Path | None = None
 
 
 @dataclass
@@ -105,6 +108,7 @@ def make_env(config: EpisodeConfig) -> gym.Env:
         viewport=config.viewport,
         max_steps=config.max_steps,
         render_mode="rgb_array",
+        upload_dir=config.upload_dir,
     )
     if config.perturbations:
         names, _, strength = config.perturbations.partition("@")

@@ -114,6 +114,7 @@ TRANSLATORS: dict[str, Translator] = {
     "browser_navigate": lambda args: [A.Goto(url=args["url"])],
     "browser_navigate_back": lambda args: [A.GoBack()],
     "browser_wait_for": _wait,
+    "browser_file_upload": lambda args: [A.Upload(paths=tuple(args.get("paths") or ()))],
     "browser_mouse_click_xy": _mouse_click,
     "browser_mouse_move_xy": lambda args: [A.MouseMove(x=float(args["x"]), y=float(args["y"]))],
     "browser_mouse_drag_xy": _drag_xy,

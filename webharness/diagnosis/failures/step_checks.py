@@ -54,6 +54,7 @@ _CHANGE_EXPECTED = frozenset(
         ActionKind.MOUSE_CLICK,
         ActionKind.DRAG,
         ActionKind.KEYBOARD_TYPE,
+        ActionKind.UPLOAD,
         ActionKind.GOTO,
         ActionKind.GO_BACK,
     }
