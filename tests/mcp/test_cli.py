@@ -16,6 +16,7 @@ from webharness.cli import main
         (["mcp", "form", "--caps", "pdf"], "webharness: --caps 'pdf': the one capability"),
         (["mcp", "form", "--viewport", "wide"], "webharness: --viewport 'wide': write it WIDTHx"),
         (["mcp", "nosuch"], "webharness: task 'nosuch':"),
+        (["mcp", "form", "--upload-dir", "/no/such"], "webharness: --upload-dir '/no/such': give"),
     ],
 )
 def test_a_usage_error_is_one_line(

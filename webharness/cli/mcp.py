@@ -27,6 +27,9 @@ def add_parsers(sub: Any) -> None:
     mcp.add_argument("--max-steps", type=int, help="the step budget (default: the task's)")
     mcp.add_argument("--out", help="record each episode's trace in this folder")
     mcp.add_argument(
+        "--upload-dir", help="the folder whose files browser_file_upload may give the page"
+    )
+    mcp.add_argument(
         "--caps", default="", help="'vision': also the coordinate tools (browser_mouse_*_xy)"
     )
     mcp.add_argument(
@@ -71,6 +74,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         trace_dir=Path(args.out) if args.out else None,
         tasks=tuple(select_tasks(args.tasks)) if args.tasks else (env_id,),
         vision="vision" in caps,
+        upload_dir=_upload_dir(args.upload_dir),
     )
     if not args.http:
         anyio.run(serve_stdio, McpEpisode(config))
@@ -95,3 +99,10 @@ def _viewport(text: str) -> tuple[int, int]:
     if not (width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0):
         raise ConfigError("viewport", text, "write it WIDTHxHEIGHT, such as 1280x720")
     return int(width), int(height)
+
+
+def _upload_dir(value: str | None) -> Path | None:
+    """``--upload-dir`` as an existing folder, checked before anything is served."""
+    if value is not None and not Path(value).is_dir():
+        raise ConfigError("upload_dir", value, "give the path of an existing folder")
+    return Path(value).resolve() if value is not None else None
