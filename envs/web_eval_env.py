@@ -12,15 +12,16 @@ from gymnasium.error import ResetNeeded
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.apps import AppInstance
-from webharness.browser.page_session import DEFAULT_TREE_LINES
+from webharness.browser.observe_pass import DEFAULT_TREE_LINES
 from webharness.browser.runtime import BrowserRuntime
 from webharness.envs.arguments import at_least, choice, folder, setup_s, sized
+from webharness.envs.episode_start import next_episode
 from webharness.episode.display import Display
 from webharness.episode.episode import Episode, EpisodeOptions, Observed
 from webharness.episode.hooks import EpisodeHooks, HookFactory
 from webharness.episode.observation import ObsMode, build_observation, observation_space
 from webharness.episode.spaces import text_space
-from webharness.errors import BrowserError, BrowserNotFoundError, SetupError
+from webharness.errors import BrowserError
 from webharness.spec.catalogue import get_task
 from webharness.spec.criteria_tree import page_outcome, settle_ms
 from webharness.spec.page_reward import UNFINISHED_REWARD, PageOutcome
@@ -132,9 +133,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         runtime = self._runtime or BrowserRuntime(self.viewport, self.headless, self.cdp)
         self._runtime = runtime
         finished, self._episode = self._episode, None
-        if finished is not None:
-            runtime.release(finished.session)  # the new episode reuses its page
-        episode, observed = self._start_episode(runtime, task, hooks)
+        timeout = self._step_timeout_s() + setup_s(task.spec, self.options.action_timeout_ms)
+        episode, observed = next_episode(runtime, finished, task, hooks, self.options, timeout)
         self._episode = episode
         # After the start: a page that states its own goal has set the instruction.
         for transform in hooks.instruction_transforms:
@@ -174,31 +174,6 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 hooks, np.random.default_rng(int(self.np_random.integers(2**63))), task.instance
             )
         return hooks
-
-    def _start_episode(
-        self, runtime: BrowserRuntime, task: InstantiatedTask, hooks: EpisodeHooks
-    ) -> tuple[Episode, Observed]:
-        """Open the episode's page; after a browser failure, restart the browser once."""
-        timeout = self._step_timeout_s() + setup_s(task.spec, self.options.action_timeout_ms)
-        for attempt in (1, 2):
-            session = None
-            try:
-                session = runtime.take_session(timeout)  # may launch the browser
-                episode = Episode(task, session, self.options, hooks)
-                observed = runtime.run(episode.start(), timeout)
-            except BrowserNotFoundError:
-                raise
-            except SetupError:  # the app refused its start state: not the browser's fault
-                if session is not None:
-                    runtime.release(session)
-                raise
-            except Exception as exc:  # a crashed or hung browser: restart it once
-                if attempt == 2:
-                    raise BrowserError(f"could not start {task.instance.env_id}: {exc}") from exc
-                runtime.restart(session)
-                continue
-            return episode, observed
-        raise AssertionError("unreachable")
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Run one action and observe the page after it.

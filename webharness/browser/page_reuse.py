@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
 from urllib.parse import urlsplit
 
 from playwright.async_api import BrowserContext, CDPSession, Page
@@ -56,21 +57,31 @@ class Leftovers:
         await world.remove_episode_scripts()
         await page.goto("about:blank", wait_until="commit")
         _check_blank(page)
-        await cdp.send("Runtime.evaluate", {"expression": "window.name = ''"})
         if episodes % COLLECT_EVERY == 0:
             await cdp.send("HeapProfiler.collectGarbage")
         origins, self._origins = self._origins, set()
-        await asyncio.gather(
-            cdp.send("Page.resetNavigationHistory"),
-            page.mouse.move(0, 0),
-            page.context.clear_cookies(),
-            page.context.clear_permissions(),
-            *(
-                cdp.send("Storage.clearDataForOrigin", {"origin": o, "storageTypes": "all"})
-                for o in origins
-            ),
-        )
+        await cdp.send("Runtime.evaluate", {"expression": "window.name = ''"})
+        history = cdp.send("Page.resetNavigationHistory")
+        await asyncio.gather(history, page.mouse.move(0, 0), *_clearing(page, cdp, origins))
         _check_blank(page)
+
+    async def clear_in_document(self, page: Page, cdp: CDPSession, mouse_moved: bool) -> None:
+        """What the episode left outside its document, for a next episode in the same
+        document (an in-place reset; the page agent cleared the document's own part and
+        ``window.name``): cookies, permissions, the storage of its origins, and the mouse
+        back to the corner if an action moved it (an input event waits for a frame)."""
+        origins = set(self._origins)  # kept: the next wipe clears them too
+        mouse = [page.mouse.move(0, 0)] if mouse_moved else []
+        await asyncio.gather(*mouse, *_clearing(page, cdp, origins))
+
+
+def _clearing(page: Page, cdp: CDPSession, origins: set[str]) -> list[Awaitable[object]]:
+    """Clearing the context's cookies and permissions, and every storage of ``origins``."""
+    storage = [
+        cdp.send("Storage.clearDataForOrigin", {"origin": o, "storageTypes": "all"})
+        for o in origins
+    ]
+    return [page.context.clear_cookies(), page.context.clear_permissions(), *storage]
 
 
 def _check_blank(page: Page) -> None:

@@ -12,7 +12,6 @@ import json
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ from webharness.browser.agent_world import AgentWorld, counter_changed
 from webharness.browser.egress import EgressProxy
 from webharness.browser.file_choosers import FileChoosers
 from webharness.browser.frame_worlds import FrameWorlds
+from webharness.browser.observe_pass import ObserveRequest, Snapshot
 from webharness.browser.page_reuse import Leftovers
 from webharness.browser.page_scripts import page_agent_script, page_hooks_script
 from webharness.browser.ready import ReadyCondition, ready_payload, wait_until_ready
@@ -46,44 +46,11 @@ _REFUSED_NAVIGATION = re.compile(
 
 # A document the agent has not been installed in yet is navigating.
 NAVIGATING = {"navigating": True}
-# The observation's budget in tree lines (``snapshot.js``): past half of it the in-page walk
-# keeps to the viewport, at the budget it stops and says what it left out.
-DEFAULT_TREE_LINES = 5_000
 
 # The main frame's navigation event can reach us just after the error of the page call
 # that the navigation cut short: how long to wait for it before calling the error the
 # browser's.
 NAVIGATION_EVENT_GRACE_S = 0.5
-
-
-@dataclass
-class Snapshot:
-    """The in-page pass: accessibility tree text, the raw semantic state, and the values
-    of the task's JS criteria on that same page (and what those that threw threw)."""
-
-    axtree: str
-    state: dict[str, Any]
-    max_ref: int
-    js: dict[str, Any]  # true/false, or a number (a count)
-    js_errors: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ObserveRequest:
-    """What one observation pass is asked for."""
-
-    min_ref: int = 1  # refs handed out from here on
-    expressions: tuple[str, ...] = ()  # the task's JS criteria, evaluated on the same page
-    max_lines: int = DEFAULT_TREE_LINES  # the tree's budget
-    scopes: bool = False  # list the page's nodes, and the node each element is in
-
-    def payload(self) -> dict[str, Any]:
-        return {
-            "minRef": self.min_ref,
-            "maxLines": self.max_lines,
-            "expressions": list(self.expressions),
-            "scopes": self.scopes,
-        }
 
 
 def _answered(raw: dict[str, Any]) -> bool:
@@ -391,6 +358,18 @@ class PageSession:
         await self.leftovers.wipe(self.page, self._cdp, self.world, self.episodes)
         self.router.episode = None
         self.frames.forget()
+
+    async def restart_document(self, start_url: str) -> str:
+        """Make the page's document ready for the next episode of a page that restarts its
+        own task in it (an in-place reset), as ``recycle`` makes a page ready after a new
+        load. Returns why the document does not qualify ("" when it was made ready): it
+        left ``start_url``, made history, or registered a service worker."""
+        refused = str(await self.world.call("restartInPlace", start_url))
+        if not refused:
+            moved, self.mouse_at = self.mouse_at is not None, None
+            self.choosers.closed()
+            await self.leftovers.clear_in_document(self.page, self._cdp, moved)
+        return refused
 
     async def close(self) -> None:
         try:

@@ -20,18 +20,13 @@ from playwright.async_api import Error as PlaywrightError
 from webharness import actions as A
 from webharness.action_result import ActionErrorKind, ActionResult
 from webharness.browser.backend import Backend
-from webharness.browser.page_session import (
-    DEFAULT_TREE_LINES,
-    NAVIGATION_EVENT_GRACE_S,
-    ObserveRequest,
-    PageSession,
-    Snapshot,
-)
+from webharness.browser.observe_pass import DEFAULT_TREE_LINES, ObserveRequest, Snapshot
+from webharness.browser.page_session import NAVIGATION_EVENT_GRACE_S, PageSession
 from webharness.browser.ready import wait_until_ready
 from webharness.browser.site import SiteEpisode
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
-from webharness.episode.setup import SetupRun, open_start_page, start_page_episode
+from webharness.episode.setup import open_episode_page, start_page_episode
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import shared_assets_dir, task_dir
 from webharness.spec.criteria import CriteriaContext
@@ -58,6 +53,10 @@ class EpisodeOptions:
 # After the settle cap, a page that keeps navigating is looked at this long without waiting
 # for it to settle first (it may hold still only for a moment at a time).
 _LAST_LOOKS_S = 1.0
+
+
+class NotRestartable(Exception):
+    """The last episode's document cannot serve the next one in place: the reason."""
 
 
 class PageUnsettled(Exception):
@@ -128,34 +127,32 @@ class Episode:
     def allowed_origins(self) -> tuple[str, ...]:
         return (self.site.origin, *self.site.allowed_origins)
 
-    async def start(self) -> Observed:
+    async def start(self, in_place: bool = False) -> Observed:
         """Serve the site into the page, run the task's setup (with the wrappers' hooks off:
         it brings the app to its start state, unperturbed), then open the start page with
         the hooks on and wait until it is ready.
 
+        ``in_place``: the page restarts its own task in the last episode's document instead
+        (``page_start.in_place``; the timing is ``restart``, not ``load``).
+
         Raises:
             SetupError: a setup item failed (the episode is not executable).
+            NotRestartable: ``in_place``, and the document does not qualify (the message
+                says why); the page is as the last episode left it.
         """
         self.session.router.episode = self.site
-        started = time.perf_counter()
-        if self.task.spec.setup:
-            setup = SetupRun(
-                self.session, self.site, self.task.spec, self.options.action_timeout_ms
-            )
-            await setup.run(self.start_url)
-        setup_ms = _ms(started)
-        for script in self.hooks.init_scripts:
-            await self.session.add_episode_script(script)
-        for script in self.hooks.agent_world_scripts:
-            await self.session.world.add_script(script)
-        started = time.perf_counter()
-        await open_start_page(self.session, self.start_url, self.options.action_timeout_ms)
+        started, setup_ms = time.perf_counter(), 0.0
+        if in_place and (refused := await self.session.restart_document(self.start_url)):
+            raise NotRestartable(refused)
+        if not in_place:
+            opened = (self.session, self.site, self.task.spec, self.hooks, self.start_url)
+            started, setup_ms = await open_episode_page(*opened, self.options.action_timeout_ms)
         start = self.task.spec.page_start
         if start is not None:  # a page that runs its own task: its goal is the instruction
             goal = await start_page_episode(self.session, start, self.options.action_timeout_ms)
             self.task.instance.instruction = goal or self.task.instance.instruction
-        observed = await self._settle_and_observe(started, "load")
-        if self.task.spec.setup:
+        observed = await self._settle_and_observe(started, "restart" if in_place else "load")
+        if self.task.spec.setup and not in_place:
             observed.timings_ms["setup"] = setup_ms
         return observed
 

@@ -10,6 +10,7 @@ executable, never a silent start in the wrong state. A task without setup pays n
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,9 +18,11 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from webharness import actions as A
-from webharness.browser.page_session import ObserveRequest, PageSession
+from webharness.browser.observe_pass import ObserveRequest
+from webharness.browser.page_session import PageSession
 from webharness.browser.site import SETUP_PATH, SiteEpisode
 from webharness.episode.executor import ExecContext, execute
+from webharness.episode.hooks import EpisodeHooks
 from webharness.errors import SetupError
 from webharness.origins import origin_of
 from webharness.semantic import SemanticState
@@ -145,6 +148,29 @@ _RUNNERS: dict[str, Callable[[SetupRun, SetupItem], Awaitable[None]]] = {
     "init_script": SetupRun.init_script,
     "step": SetupRun.step,
 }
+
+
+async def open_episode_page(
+    session: PageSession,
+    site: SiteEpisode,
+    spec: TaskSpec,
+    hooks: EpisodeHooks,
+    start_url: str,
+    timeout_ms: float,
+) -> tuple[float, float]:
+    """The task's setup (with the wrappers' hooks off), the episode's scripts, then the
+    start page's load: when the load began (``perf_counter``), and the setup's ms."""
+    started = time.perf_counter()
+    if spec.setup:
+        await SetupRun(session, site, spec, timeout_ms).run(start_url)
+    setup_ms = (time.perf_counter() - started) * 1000
+    for script in hooks.init_scripts:
+        await session.add_episode_script(script)
+    for script in hooks.agent_world_scripts:
+        await session.world.add_script(script)
+    started = time.perf_counter()
+    await open_start_page(session, start_url, timeout_ms)
+    return started, setup_ms
 
 
 async def open_start_page(session: PageSession, url: str, timeout_ms: float) -> None:

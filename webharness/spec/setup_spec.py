@@ -98,12 +98,17 @@ class PageStart(BaseModel):
     """A page that poses and judges its own task (MiniWoB++'s): once the start page has
     loaded (its ``load`` event), ``script`` runs in the page's world to start the page's
     episode (seeded through a ``{{param}}``), and ``goal``, a JavaScript expression read
-    right after, is the instruction the agent sees (``obs["goal"]``)."""
+    right after, is the instruction the agent sees (``obs["goal"]``).
+
+    ``in_place``: the script restarts the page's episode in the document it runs in (as
+    MiniWoB++'s own env restarts its tasks), so a reset may run it again there instead of
+    loading the page anew: an in-place reset (``docs/architecture.md``)."""
 
     model_config = SPEC_CONFIG
 
     script: str = Field(min_length=1)
     goal: str | None = None
+    in_place: bool = False
 
 
 class SetupItem(BaseModel):

@@ -11,4 +11,5 @@ export const state = {
   changed: new WeakSet(), // mutation targets since the last settle ended
   navigating: false,
   dueNavigation: null, // { event, at }: a submit or link click whose navigation has not begun
+  loadedHistory: history.length, // the document's history when it began (restart.js)
 };

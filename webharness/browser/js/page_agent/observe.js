@@ -20,6 +20,7 @@ import {
 } from "./act.js";
 import { readyNow, waitReady } from "./ready.js";
 import { pointerAt } from "./pointer.js";
+import { restartInPlace } from "./restart.js";
 
 const observation = ({ minRef, maxLines, scopes }) => snapshot({ minRef, maxLines, scopes });
 const observe = (o) => toJSON(observation(o));
@@ -73,6 +74,7 @@ Object.defineProperty(window, KEY, {
       state.navigating = false;
       state.dueNavigation = null;
     },
+    restartInPlace,
     refOf: (el) => state.refOf.get(el) || null,
   }), // the ref an element was given (benchmarks)
   enumerable: false,
