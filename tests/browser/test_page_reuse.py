@@ -9,34 +9,15 @@ from typing import Any
 
 import pytest
 
+from tests.support.leftovers import PROBE, leave
 from webharness.browser import runtime as runtime_module
 from webharness.browser.shared import lease_host, release_host
 from webharness.browser.spare_pages import SPARES_PER_VIEWPORT
 
 ENV_ID = "WebEval/form-v0"
 
-# What a page can leave behind for the next one: every store it can write, read back.
-LEAVE = """async () => {
-  document.cookie = 'left=1; max-age=3600';
-  localStorage.setItem('left', '1');
-  sessionStorage.setItem('left', '1');
-  window.name = 'left';
-  history.pushState({}, '', '#left');
-  await new Promise(done => {
-    const open = indexedDB.open('left');
-    open.onsuccess = () => { open.result.close(); done(); };
-  });
-  if (self.caches) await (await caches.open('left')).put('/left', new Response('1'));
-}"""
-PROBE = """async () => ({
-  cookie: document.cookie,
-  local: localStorage.length,
-  session: sessionStorage.length,
-  name: window.name,
-  history: history.length,
-  databases: (await indexedDB.databases()).map(d => d.name),
-  caches: self.caches ? await caches.keys() : null,
-})"""
+# What a page can leave behind for the next one: every store it can write, and history.
+LEAVE = leave("  history.pushState({}, '', '#left');")
 
 
 @pytest.fixture(autouse=True)

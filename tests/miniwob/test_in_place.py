@@ -16,6 +16,7 @@ from typing import Any
 import gymnasium as gym
 import pytest
 
+from tests.support.leftovers import PROBE, leave
 from tests.support.sites import site_spec
 from webharness.envs import WebEvalEnv
 from webharness.miniwob.specs import LOAD_ANEW_TASKS
@@ -25,35 +26,12 @@ TASK = "WebEval/miniwob.click-checkboxes-v0"
 
 # What an episode can leave in its document and around it: every store it can write, the
 # focus, a scroll, a selection (no history: that makes the next reset load anew).
-LEAVE = """async () => {
-  document.cookie = 'left=1; max-age=3600';
-  localStorage.setItem('left', '1');
-  sessionStorage.setItem('left', '1');
-  window.name = 'left';
-  await new Promise(done => {
-    const open = indexedDB.open('left');
-    open.onsuccess = () => { open.result.close(); done(); };
-  });
-  if (self.caches) await (await caches.open('left')).put('/left', new Response('1'));
+LEAVE = leave("""
   for (const el of [document.documentElement, document.body]) el.style.overflow = 'auto';
   document.body.style.minHeight = '3000px';  // room to scroll
   window.scrollTo(0, 200);
   document.querySelector('input').focus({ preventScroll: true });
-  getSelection().selectAllChildren(document.querySelector('#query, h1'));
-}"""
-PROBE = """async () => ({
-  cookie: document.cookie,
-  local: localStorage.length,
-  session: sessionStorage.length,
-  name: window.name,
-  history: history.length,
-  databases: (await indexedDB.databases()).map(d => d.name),
-  caches: self.caches ? await caches.keys() : null,
-  workers: 'serviceWorker' in navigator,
-  focused: document.activeElement === document.body,
-  scroll: [scrollX, scrollY],
-  selected: String(getSelection()),
-})"""
+  getSelection().selectAllChildren(document.querySelector('#query, h1'));""")
 
 
 def evaluate(env: gym.Env, script: str) -> Any:
