@@ -9,7 +9,7 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -45,6 +45,14 @@ async def golden_script(page: Page, save: bool = True) -> None:
 def play_script(env: gym.Env, save: bool) -> tuple[list[str], dict[str, Any]]:
     """Reset, let the script play through ``attach``, end with done(); the steps' actions
     and the last info."""
+    actions = played(env, lambda page: golden_script(page, save))
+    info = env.step("done()")[4]
+    return actions, info
+
+
+def played(env: gym.Env, script: Callable[[Page], Awaitable[None]]) -> list[str]:
+    """Reset, let ``script`` play on the episode's page through ``attach``; the actions of
+    the steps it made."""
     actions: list[str] = []
     step = env.step
 
@@ -58,7 +66,7 @@ def play_script(env: gym.Env, save: bool) -> tuple[list[str], dict[str, Any]]:
         async with attach(env) as url:
             async with async_playwright() as playwright:
                 browser = await playwright.chromium.connect_over_cdp(url)
-                await golden_script(browser.contexts[0].pages[0], save)
+                await script(browser.contexts[0].pages[0])
                 await browser.close()
 
     env.step = noting  # type: ignore[method-assign]
@@ -66,8 +74,7 @@ def play_script(env: gym.Env, save: bool) -> tuple[list[str], dict[str, Any]]:
         asyncio.run(main())
     finally:
         del env.step
-    info = env.step("done()")[4]
-    return actions, info
+    return actions
 
 
 def test_a_playwright_script_plays_the_golden_path_step_for_step(env: gym.Env) -> None:
@@ -92,6 +99,57 @@ def test_a_faulty_script_gets_its_dsl_twins_diagnosis(env: gym.Env) -> None:
         theirs.false_success,
     )
     assert mine.code is not None and mine.false_success
+
+
+# What browser-use draws before it acts: the element it acts on outlined (removed a second
+# later), and the elements it shows its model numbered (removed before its next action).
+OUTLINE = """() => {
+  const box = document.createElement("div");
+  box.setAttribute("data-browser-use-interaction-highlight", "true");
+  box.append(document.createElement("div"), document.createElement("div"));
+  document.body.append(box);
+}"""
+NUMBERS = """() => {
+  const all = document.createElement("div");
+  all.setAttribute("data-browser-use-highlight", "container");
+  const one = document.createElement("div");
+  one.setAttribute("data-browser-use-highlight", "element");
+  one.append(Object.assign(document.createElement("div"), { textContent: "12" }));
+  all.append(one);
+  document.body.append(all);
+}"""
+REMOVE = """() => document.querySelectorAll(
+  "[data-browser-use-highlight], [data-browser-use-interaction-highlight]"
+).forEach((overlay) => overlay.remove())"""
+NOT_AN_OVERLAY = "() => document.body.append(document.createElement('div'))"
+
+
+@pytest.mark.parametrize(
+    ("scripts", "kinds"),
+    [
+        ([NUMBERS, OUTLINE], ["mouse_click"]),
+        ([REMOVE], ["mouse_click"]),
+        ([NOT_AN_OVERLAY], ["script", "mouse_click"]),
+    ],
+    ids=["drawn", "removed", "a_plain_element"],
+)
+def test_an_agents_own_overlays_are_no_step(
+    env: gym.Env, scripts: list[str], kinds: list[str]
+) -> None:
+    """browser-use's overlays, drawn (and removed) by scripts of its own before it clicks,
+    leave the page's digest as it was: the click is the only step. An element of the
+    page's own added by a script makes a step."""
+
+    async def script(page: Page) -> None:
+        await page.evaluate(NUMBERS)  # there before the first step, as browser-use's
+        await page.evaluate(OUTLINE)
+        await page.get_by_role("button", name="New contact").click()
+        for overlay in scripts:
+            await page.evaluate(overlay)
+        await page.get_by_role("button", name="Cancel").click()
+
+    actions = played(env, script)
+    assert [a.split("(", 1)[0] for a in actions] == ["mouse_click", *kinds]
 
 
 def dsl_twin(env: gym.Env) -> dict[str, Any]:
