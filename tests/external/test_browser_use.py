@@ -2,11 +2,13 @@
 --agents 'cdp[command=...]'``: its model is a scripted fake OpenAI server
 (``tests.support.browser_use_model``) that reads the page browser-use sends it.
 
-Played golden, it passes the built-in scenarios of ``TASKS`` on seeds 0-1. Played wrong on
-form-v0, seed 0, each fault gets the diagnosis of its DSL twin (``replay_agent``) in the
-same run (or the difference written in ``DIFFERENCES``). Its navigation to an origin the
-task does not allow is refused, and nothing it does reaches beyond 127.0.0.1: the server
-that its HTTP proxy names, the navigation's target, receives nothing.
+Played golden, it passes the built-in scenarios of ``TASKS`` and the chores app (a task
+folder whose app the env starts) on seeds 0-1, its trace aligned with the golden path step
+for step. Played wrong on form-v0, seed 0, each fault gets the diagnosis of its DSL twin
+(``replay_agent``) in the same run (or the difference written in ``DIFFERENCES``). Its
+navigation to an origin the task does not allow is refused, and nothing it does reaches
+beyond 127.0.0.1: the server that its HTTP proxy names, the navigation's target, receives
+nothing.
 
 browser-use runs in a virtualenv of its own, ``.venv-browser-use``, which
 ``scripts/setup_browser_use.sh`` (part of ``scripts/setup.sh``) installs.
@@ -35,7 +37,8 @@ from webharness.reporting.records import read_attempts
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = REPO / ".venv-browser-use" / "bin" / "python"
-TASKS = ["form", "search", "stats", "dynamic", "login", "combobox"]
+CHORES_APP = REPO / "tests" / "fixtures" / "chores_app_task"  # an app the env starts itself
+TASKS = ["form", "search", "stats", "dynamic", "login", "combobox", str(CHORES_APP)]
 SEEDS = [0, 1]
 FAULT_TASK, FAULT_SEED = "form", 0
 RUN_TIMEOUT_S = 600
@@ -44,6 +47,7 @@ AGENT_TIMEOUT_S = 150  # one episode of browser-use, its start (~10 s of imports
 # the door refuses a navigation to an origin the task does not allow before it reaches the
 # browser, so it is no step of the trace (the twin's goto is a blocked step, which did
 # nothing): the episode fails only for its claim.
+ONE_SCRIPT_STEP = {"WebEval/search-v0"}  # its golden path's two selects make one step
 DIFFERENCES = {"offsite": {"failure_code": "task_incomplete"}}
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # two runs of browser-use processes
@@ -172,6 +176,13 @@ def test_browser_use_played_golden_passes_every_scenario_and_seed(golden: list[A
         (a.scenario_id, a.seed, a.failure_code, a.failure_message) for a in golden if not a.passed
     ]
     assert not failed
+
+
+def test_its_trace_follows_the_golden_path_step_for_step(golden: list[Any]) -> None:
+    """Its own scripts (the overlays it draws) are no steps; a script that changes the page
+    is, but two in a row with nothing between are one (search's two selects)."""
+    diverged = {a.scenario_id for a in golden if a.first_divergence_step is not None}
+    assert diverged == ONE_SCRIPT_STEP
 
 
 def test_its_final_result_and_its_models_tokens_are_recorded(golden: list[Any]) -> None:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import webharness
 from tests.support.fake_openai import Reply, completion, error
-from webharness.spec.task_spec import instantiate
+from webharness.spec.task_spec import instantiate, load_task
 
 MAX_WAITS = 10  # waits for a target in one episode, before the model gives up
 GIVE_UP = "I could not finish the task."
@@ -52,20 +53,25 @@ _ROLES = {  # the tags that show each ARIA role, for roles not written in the el
 @dataclass(frozen=True)
 class Move:
     """One semantic step: ``kind`` (click, fill, select, check, hover, answer) on the element
-    of ``role`` and ``name``, with ``value`` (the text to type or pick, or the answer)."""
+    of ``role`` and ``name`` (in the part of the page named ``within``, if any), with
+    ``value`` (the text to type or pick, or the answer)."""
 
     kind: str
     role: str = ""
     name: str = ""
     value: str = ""
+    within: str = ""
 
     def describe(self) -> str:
         return f"{self.kind} {self.role} {self.name!r} {self.value!r}".strip()
 
 
 def plan_of(task: str, seed: int) -> tuple[str, list[Move]]:
-    """The goal of ``task`` on ``seed`` and its golden path's moves, values filled in."""
-    bound = instantiate(webharness.get_task(task), seed, np.random.default_rng(seed))
+    """The goal of ``task`` on ``seed`` and its golden path's moves, values filled in.
+    ``task`` is a built-in task's name or a task folder, as ``--tasks`` takes them."""
+    folder = Path(task)
+    spec = load_task(folder / "task.yaml") if folder.is_dir() else webharness.get_task(task)
+    bound = instantiate(spec, seed, np.random.default_rng(seed))
     moves = []
     for step in bound.spec.golden_paths[0].steps:
         kind, target = str(step.action.value), step.target
@@ -76,7 +82,8 @@ def plan_of(task: str, seed: int) -> tuple[str, list[Move]]:
             continue
         elif target is not None:
             kind = {"select_option": "select"}.get(kind, kind)
-            moves.append(Move(kind, target.role, target.name, value))
+            within = target.within.name if target.within is not None else ""
+            moves.append(Move(kind, target.role, target.name, value, within))
         else:
             raise ValueError(f"{task}: no browser-use move for the golden step {kind!r}")
     return str(bound.instance.instruction), moves
@@ -199,7 +206,7 @@ def parse_elements(page: str) -> list[Element]:
 def find_index(elements: list[Element], move: Move) -> int | None:
     """The index of the element ``move`` targets: its role and name, as a model reads them."""
     wanted = _norm(move.name)
-    named = [e for e in elements if wanted in _names(e)]
+    named = [e for e in elements if wanted in _names(e) and _inside(e, move.within)]
     fitting = [e for e in named if _fits(e, move.role)]
     chosen = fitting or named
     return chosen[0].index if chosen else None
@@ -213,6 +220,19 @@ def _names(element: Element) -> set[str]:
         if element.parent is not None and element.parent.tag == "label":
             names.add(_norm(" ".join(element.parent.text)))
     return names - {""}
+
+
+def _inside(element: Element, within: str) -> bool:
+    """Whether ``element`` is in the part of the page named ``within``: the text line above
+    it of no element's (a list item's title) or an enclosing element's text holds it."""
+    if not within:
+        return True
+    texts = [element.labels[0]]
+    parent = element.parent
+    while parent is not None:
+        texts.append(" ".join(parent.text))
+        parent = parent.parent
+    return any(_norm(within) in _norm(text) for text in texts)
 
 
 def _declared(element: Element) -> str:
