@@ -44,21 +44,15 @@ FAULT_TASK, FAULT_SEED = "form", 0
 STALE_TASK = "dynamic"  # its sort re-renders every row: a row's button seen before it is gone
 RUN_TIMEOUT_S = 600
 AGENT_TIMEOUT_S = 150  # one episode of browser-use, its start (~10 s of imports) included
-# Where browser-use's diagnosis differs from its DSL twin's, and why (docs/own-browser.md).
-# Both are acts the page never sees, so they are no step of the trace and the episode
-# fails for its claim: its failure step has the twin's number, but there it is the claim,
-# where the twin's is the refused act.
-# - offsite: the door refuses a navigation to an origin the task does not allow before it
-#   reaches the browser (the twin's goto is a blocked step, which did nothing).
-# - stale: browser-use's index is the element's DOM node id, looked up among the elements
-#   of the page as it last read it; an element re-rendered since is not among them, and
-#   browser-use answers "Element index N not available - page may have changed" without
-#   sending the page anything (the twin's click on a stale ref is refused by the env).
+# Where browser-use's diagnosis differs from its DSL twin's, and why (docs/own-browser.md):
+# stale: browser-use's index is the element's DOM node id, looked up among the elements of
+# the page as it last read it; an element re-rendered since is not among them, and
+# browser-use answers "Element index N not available - page may have changed" without
+# sending the page anything. So it is no step of the trace (the twin's click on a stale ref
+# is one, refused by the env), and the episode fails for its claim: its failure step has
+# the twin's number, but there it is the claim, where the twin's is the refused click.
 ONE_SCRIPT_STEP = {"WebEval/search-v0"}  # its golden path's two selects make one step
-DIFFERENCES = {
-    "offsite": {"failure_code": "task_incomplete"},
-    "stale": {"failure_code": "task_incomplete", "root_cause": "decision"},
-}
+DIFFERENCES = {"stale": {"failure_code": "task_incomplete", "root_cause": "decision"}}
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # three runs of browser-use processes
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import gymnasium as gym
 import pytest
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
 from webharness.external.cdp_door import attach
@@ -45,20 +46,20 @@ async def golden_script(page: Page, save: bool = True) -> None:
 def play_script(env: gym.Env, save: bool) -> tuple[list[str], dict[str, Any]]:
     """Reset, let the script play through ``attach``, end with done(); the steps' actions
     and the last info."""
-    actions = played(env, lambda page: golden_script(page, save))
+    infos = played(env, lambda page: golden_script(page, save))
     info = env.step("done()")[4]
-    return actions, info
+    return [i["action"] for i in infos], info
 
 
-def played(env: gym.Env, script: Callable[[Page], Awaitable[None]]) -> list[str]:
-    """Reset, let ``script`` play on the episode's page through ``attach``; the actions of
-    the steps it made."""
-    actions: list[str] = []
+def played(env: gym.Env, script: Callable[[Page], Awaitable[None]]) -> list[dict[str, Any]]:
+    """Reset, let ``script`` play on the episode's page through ``attach``; the info of
+    each step it made."""
+    infos: list[dict[str, Any]] = []
     step = env.step
 
     def noting(action: Any) -> Any:
         out = step(action)
-        actions.append(out[4]["action"])
+        infos.append(out[4])
         return out
 
     async def main() -> None:
@@ -74,7 +75,7 @@ def played(env: gym.Env, script: Callable[[Page], Awaitable[None]]) -> list[str]
         asyncio.run(main())
     finally:
         del env.step
-    return actions
+    return infos
 
 
 def test_a_playwright_script_plays_the_golden_path_step_for_step(env: gym.Env) -> None:
@@ -148,8 +149,25 @@ def test_an_agents_own_overlays_are_no_step(
             await page.evaluate(overlay)
         await page.get_by_role("button", name="Cancel").click()
 
-    actions = played(env, script)
+    actions = [info["action"] for info in played(env, script)]
     assert [a.split("(", 1)[0] for a in actions] == ["mouse_click", *kinds]
+
+
+def test_a_refused_navigation_is_the_step_a_dsl_goto_there_is(env: gym.Env) -> None:
+    """The door refuses it, and records the env's own goto, which the env refuses in turn:
+    the step, its error and the page are those of a DSL agent's goto to that origin."""
+    offsite = "http://127.0.0.1:9/elsewhere"
+
+    async def script(page: Page) -> None:
+        with pytest.raises(PlaywrightError, match="webharness refuses Page.navigate"):
+            await page.goto(offsite)
+
+    (mine,) = played(env, script)
+    _, info = env.reset(seed=SEED)
+    twin = env.step(f"goto({offsite!r})")[4]
+    assert mine["action"] == twin["action"] == f"goto({offsite!r})"
+    assert mine["action_result"].error == twin["action_result"].error == "navigation_blocked"
+    assert mine["semantic_state"].url == twin["semantic_state"].url == info["semantic_state"].url
 
 
 def dsl_twin(env: gym.Env) -> dict[str, Any]:
