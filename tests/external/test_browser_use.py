@@ -213,8 +213,15 @@ def test_browser_use_played_golden_passes_every_scenario_and_seed(golden: list[A
 
 def test_its_trace_follows_the_golden_path_step_for_step(golden: list[Any]) -> None:
     """Its own scripts (the overlays it draws) are no steps; a script that changes the page
-    is, but two in a row with nothing between are one (search's two selects)."""
-    diverged = {a.scenario_id for a in golden if a.first_divergence_step is not None}
+    is, but two in a row with nothing between are one (search's two selects). A trace may
+    leave the alignment at its last step before the answer: a change the page made on its
+    own after the last act (a toast going after 4 s), read as a script step when browser-use
+    is slow to answer (docs/own-browser.md)."""
+    diverged = {
+        a.scenario_id
+        for a in golden
+        if a.first_divergence_step is not None and a.first_divergence_step < a.steps - 1
+    }
     assert diverged == ONE_SCRIPT_STEP
 
 
