@@ -9,11 +9,12 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import gymnasium as gym
 import pytest
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
 from webharness.external.cdp_door import attach
@@ -45,12 +46,20 @@ async def golden_script(page: Page, save: bool = True) -> None:
 def play_script(env: gym.Env, save: bool) -> tuple[list[str], dict[str, Any]]:
     """Reset, let the script play through ``attach``, end with done(); the steps' actions
     and the last info."""
-    actions: list[str] = []
+    infos = played(env, lambda page: golden_script(page, save))
+    info = env.step("done()")[4]
+    return [i["action"] for i in infos], info
+
+
+def played(env: gym.Env, script: Callable[[Page], Awaitable[None]]) -> list[dict[str, Any]]:
+    """Reset, let ``script`` play on the episode's page through ``attach``; the info of
+    each step it made."""
+    infos: list[dict[str, Any]] = []
     step = env.step
 
     def noting(action: Any) -> Any:
         out = step(action)
-        actions.append(out[4]["action"])
+        infos.append(out[4])
         return out
 
     async def main() -> None:
@@ -58,7 +67,7 @@ def play_script(env: gym.Env, save: bool) -> tuple[list[str], dict[str, Any]]:
         async with attach(env) as url:
             async with async_playwright() as playwright:
                 browser = await playwright.chromium.connect_over_cdp(url)
-                await golden_script(browser.contexts[0].pages[0], save)
+                await script(browser.contexts[0].pages[0])
                 await browser.close()
 
     env.step = noting  # type: ignore[method-assign]
@@ -66,8 +75,7 @@ def play_script(env: gym.Env, save: bool) -> tuple[list[str], dict[str, Any]]:
         asyncio.run(main())
     finally:
         del env.step
-    info = env.step("done()")[4]
-    return actions, info
+    return infos
 
 
 def test_a_playwright_script_plays_the_golden_path_step_for_step(env: gym.Env) -> None:
@@ -92,6 +100,74 @@ def test_a_faulty_script_gets_its_dsl_twins_diagnosis(env: gym.Env) -> None:
         theirs.false_success,
     )
     assert mine.code is not None and mine.false_success
+
+
+# What browser-use draws before it acts: the element it acts on outlined (removed a second
+# later), and the elements it shows its model numbered (removed before its next action).
+OUTLINE = """() => {
+  const box = document.createElement("div");
+  box.setAttribute("data-browser-use-interaction-highlight", "true");
+  box.append(document.createElement("div"), document.createElement("div"));
+  document.body.append(box);
+}"""
+NUMBERS = """() => {
+  const all = document.createElement("div");
+  all.setAttribute("data-browser-use-highlight", "container");
+  const one = document.createElement("div");
+  one.setAttribute("data-browser-use-highlight", "element");
+  one.append(Object.assign(document.createElement("div"), { textContent: "12" }));
+  all.append(one);
+  document.body.append(all);
+}"""
+REMOVE = """() => document.querySelectorAll(
+  "[data-browser-use-highlight], [data-browser-use-interaction-highlight]"
+).forEach((overlay) => overlay.remove())"""
+NOT_AN_OVERLAY = "() => document.body.append(document.createElement('div'))"
+
+
+@pytest.mark.parametrize(
+    ("scripts", "kinds"),
+    [
+        ([NUMBERS, OUTLINE], ["mouse_click"]),
+        ([REMOVE], ["mouse_click"]),
+        ([NOT_AN_OVERLAY], ["script", "mouse_click"]),
+    ],
+    ids=["drawn", "removed", "a_plain_element"],
+)
+def test_an_agents_own_overlays_are_no_step(
+    env: gym.Env, scripts: list[str], kinds: list[str]
+) -> None:
+    """browser-use's overlays, drawn (and removed) by scripts of its own before it clicks,
+    leave the page's digest as it was: the click is the only step. An element of the
+    page's own added by a script makes a step."""
+
+    async def script(page: Page) -> None:
+        await page.evaluate(NUMBERS)  # there before the first step, as browser-use's
+        await page.evaluate(OUTLINE)
+        await page.get_by_role("button", name="New contact").click()
+        for overlay in scripts:
+            await page.evaluate(overlay)
+        await page.get_by_role("button", name="Cancel").click()
+
+    actions = [info["action"] for info in played(env, script)]
+    assert [a.split("(", 1)[0] for a in actions] == ["mouse_click", *kinds]
+
+
+def test_a_refused_navigation_is_the_step_a_dsl_goto_there_is(env: gym.Env) -> None:
+    """The door refuses it, and records the env's own goto, which the env refuses in turn:
+    the step, its error and the page are those of a DSL agent's goto to that origin."""
+    offsite = "http://127.0.0.1:9/elsewhere"
+
+    async def script(page: Page) -> None:
+        with pytest.raises(PlaywrightError, match="webharness refuses Page.navigate"):
+            await page.goto(offsite)
+
+    (mine,) = played(env, script)
+    _, info = env.reset(seed=SEED)
+    twin = env.step(f"goto({offsite!r})")[4]
+    assert mine["action"] == twin["action"] == f"goto({offsite!r})"
+    assert mine["action_result"].error == twin["action_result"].error == "navigation_blocked"
+    assert mine["semantic_state"].url == twin["semantic_state"].url == info["semantic_state"].url
 
 
 def dsl_twin(env: gym.Env) -> dict[str, Any]:

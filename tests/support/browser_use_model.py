@@ -19,18 +19,20 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import webharness
 from tests.support.fake_openai import Reply, completion, error
-from webharness.spec.task_spec import instantiate
+from webharness.spec.task_spec import instantiate, load_task
 
 MAX_WAITS = 10  # waits for a target in one episode, before the model gives up
 GIVE_UP = "I could not finish the task."
-FAULTS = ("no_save", "wrong_element", "repeat", "early_stop", "offsite")
+FAULTS = ("no_save", "wrong_element", "repeat", "early_stop", "offsite", "stale")
 _MOVE = re.compile(r"^Move (\d+):", re.M)
+_NOTED = re.compile(r"noted \[(\d+)\] for move (\d+)")
 _ELEMENT = re.compile(r"^(\t*)(?:\|SHADOW\(\w+\)\|)?\*?\[(\d+)\]<(\w+)(.*?)/?>\s*$")
 _NAMED = re.compile(r"(?:aria-label|placeholder|title)=([^=]+?)(?= \w+=|\s*$)")
 _FIELD_ROLES = {"combobox", "textbox", "searchbox", "spinbutton", "listbox", "slider"}
@@ -52,20 +54,27 @@ _ROLES = {  # the tags that show each ARIA role, for roles not written in the el
 @dataclass(frozen=True)
 class Move:
     """One semantic step: ``kind`` (click, fill, select, check, hover, answer) on the element
-    of ``role`` and ``name``, with ``value`` (the text to type or pick, or the answer)."""
+    of ``role`` and ``name`` (in the part of the page named ``within``, if any), with
+    ``value`` (the text to type or pick, or the answer). ``earlier``: acted on where the
+    page of the first move showed it, not where the current page does (a stale index)."""
 
     kind: str
     role: str = ""
     name: str = ""
     value: str = ""
+    within: str = ""
+    earlier: bool = False
 
     def describe(self) -> str:
         return f"{self.kind} {self.role} {self.name!r} {self.value!r}".strip()
 
 
 def plan_of(task: str, seed: int) -> tuple[str, list[Move]]:
-    """The goal of ``task`` on ``seed`` and its golden path's moves, values filled in."""
-    bound = instantiate(webharness.get_task(task), seed, np.random.default_rng(seed))
+    """The goal of ``task`` on ``seed`` and its golden path's moves, values filled in.
+    ``task`` is a built-in task's name or a task folder, as ``--tasks`` takes them."""
+    folder = Path(task)
+    spec = load_task(folder / "task.yaml") if folder.is_dir() else webharness.get_task(task)
+    bound = instantiate(spec, seed, np.random.default_rng(seed))
     moves = []
     for step in bound.spec.golden_paths[0].steps:
         kind, target = str(step.action.value), step.target
@@ -76,7 +85,8 @@ def plan_of(task: str, seed: int) -> tuple[str, list[Move]]:
             continue
         elif target is not None:
             kind = {"select_option": "select"}.get(kind, kind)
-            moves.append(Move(kind, target.role, target.name, value))
+            within = target.within.name if target.within is not None else ""
+            moves.append(Move(kind, target.role, target.name, value, within))
         else:
             raise ValueError(f"{task}: no browser-use move for the golden step {kind!r}")
     return str(bound.instance.instruction), moves
@@ -96,6 +106,8 @@ def faulty(moves: list[Move], fault: str, offsite: str = "") -> list[Move]:
         return [*moves[:2], Move("answer", value=GIVE_UP)]
     if fault == "offsite":  # a navigation to an origin the task does not allow, and a claim
         return [Move("navigate", value=offsite), claim]
+    if fault == "stale":  # the last click on its element as the first page showed it
+        return [*moves[:last_click], replace(moves[last_click], earlier=True), claim]
     raise ValueError(f"unknown fault {fault!r}: one of {FAULTS}")
 
 
@@ -127,18 +139,31 @@ class BrowserUseModel:
         """The next move after those the history shows, on the page's elements."""
         number = max((int(n) for n in _MOVE.findall(history)), default=0)
         elements = parse_elements(page)
+        noted = {int(move): int(index) for index, move in _NOTED.findall(history)}
         while number < len(moves):
             move = moves[number]
             index = find_index(elements, move) if move.role else None
+            if move.earlier:
+                index = noted.get(number + 1)
             waits = history.count("Waiting for ")
             if move.role and index is None:
                 if waits >= MAX_WAITS:
                     return _action("Giving up", _browser_use(Move("answer", value=GIVE_UP), None))
                 return _action(f"Waiting for {move.describe()}", {"wait": {"seconds": 1}})
             if move.kind != "hover":  # browser-use has no hover: its target shown is enough
-                return _action(f"Move {number + 1}: {move.describe()}", _browser_use(move, index))
+                goal = f"Move {number + 1}: {move.describe()}{_notes(moves, elements, number)}"
+                return _action(goal, _browser_use(move, index))
             number += 1
         return _action("Finished", _browser_use(Move("answer", value="Done."), None))
+
+
+def _notes(moves: list[Move], elements: list[Element], number: int) -> str:
+    """At the first move, where the page shows the targets of the moves played ``earlier``
+    (``noted [12] for move 3``), for the history to keep."""
+    if number > 0:
+        return ""
+    found = [(find_index(elements, m), k + 1) for k, m in enumerate(moves) if m.earlier]
+    return "".join(f"; noted [{i}] for move {k}" for i, k in found if i is not None)
 
 
 def _browser_use(move: Move, index: int | None) -> dict[str, Any]:
@@ -199,7 +224,7 @@ def parse_elements(page: str) -> list[Element]:
 def find_index(elements: list[Element], move: Move) -> int | None:
     """The index of the element ``move`` targets: its role and name, as a model reads them."""
     wanted = _norm(move.name)
-    named = [e for e in elements if wanted in _names(e)]
+    named = [e for e in elements if wanted in _names(e) and _inside(e, move.within)]
     fitting = [e for e in named if _fits(e, move.role)]
     chosen = fitting or named
     return chosen[0].index if chosen else None
@@ -213,6 +238,19 @@ def _names(element: Element) -> set[str]:
         if element.parent is not None and element.parent.tag == "label":
             names.add(_norm(" ".join(element.parent.text)))
     return names - {""}
+
+
+def _inside(element: Element, within: str) -> bool:
+    """Whether ``element`` is in the part of the page named ``within``: the text line above
+    it of no element's (a list item's title) or an enclosing element's text holds it."""
+    if not within:
+        return True
+    texts = [element.labels[0]]
+    parent = element.parent
+    while parent is not None:
+        texts.append(" ".join(parent.text))
+        parent = parent.parent
+    return any(_norm(within) in _norm(text) for text in texts)
 
 
 def _declared(element: Element) -> str:

@@ -6,7 +6,8 @@ auto-attach, discovery and ids never mix with another's; the sessions it attache
 its own, and their messages reach it alone. A client with an ``EpisodeView`` (an agent)
 sees its episode's context only (``cdp_view``); the harness's own client (Playwright's
 ``connect_over_cdp``) sees all. Every command an agent sends goes to ``on_command`` first,
-so the harness sees each step the agent takes (``webharness.external.cdp_steps``).
+with whether its view refused it, so the harness sees each step the agent takes
+(``webharness.external.cdp_steps``).
 
 ``GET /<token>/json/version`` answers as Chromium's does, so a client given an http URL
 (browser-use's ``cdp_url``) finds the WebSocket.
@@ -33,7 +34,8 @@ from webharness.errors import BrowserError
 
 HOST = "127.0.0.1"
 REQUEST_TIMEOUT_S = 30.0
-CommandHook = Callable[[str, dict[str, Any], str | None], Awaitable[None]]
+# a command's method, params and session, and whether the client's view refused it
+CommandHook = Callable[[str, dict[str, Any], str | None, bool], Awaitable[None]]
 
 
 @dataclass
@@ -185,11 +187,13 @@ class CdpMux:
         try:
             checked = client.view.check(method, params, at_root) if client.view else params
         except Refused as exc:
+            if on_command is not None:
+                await on_command(method, params, session, True)
             return client.send(_error(cid, session, str(exc)))
         if isinstance(checked, Answer):
             return client.send({"id": cid, "result": checked.result, **_session(session)})
         if on_command is not None:
-            await on_command(method, checked, session)
+            await on_command(method, checked, session, False)
         uid = next(self._ids)
         self._pending[uid] = _Pending(client, cid, method, at_root)
         self.pipe.send(

@@ -41,14 +41,17 @@ class CdpDoor:
 
     Args:
         env: an env made with ``cdp=True``, reset (wrappers and all: its ``step`` records).
-        record: how a step the agent took is recorded, saying whether it ended the
-            episode; by default ``env.step`` of it.
+        record: how a step the agent took is recorded (``Performed``, or a refused
+            navigation's ``Goto`` for the env to play and refuse), saying whether it ended
+            the episode; by default ``env.step`` of it.
 
     Raises:
         WebHarnessError: the env serves no CDP, or has no episode running.
     """
 
-    def __init__(self, env: gym.Env, record: Callable[[A.Performed], bool] | None = None) -> None:
+    def __init__(
+        self, env: gym.Env, record: Callable[[A.Action | A.Performed], bool] | None = None
+    ) -> None:
         unwrapped: Any = env.unwrapped
         if not getattr(unwrapped, "cdp", False):
             raise WebHarnessError(
@@ -111,12 +114,12 @@ class CdpDoor:
         except Exception:  # Playwright's Error: a navigation destroyed the context
             return -1
 
-    async def _record(self, action: A.Action) -> None:
+    async def _record(self, action: A.Action | A.Performed) -> None:
         if not self.ended:
             await asyncio.to_thread(self._step, action)
 
-    def _step(self, action: A.Action) -> None:
-        self.ended = self.record(A.Performed(action))
+    def _step(self, action: A.Action | A.Performed) -> None:
+        self.ended = self.record(action)
 
 
 def _ended(output: StepOutput) -> bool:

@@ -12,7 +12,9 @@ agent's trace lines up with the golden paths step for step.
 - **A key**: a key that types nothing (Enter, Tab, an arrow, a combination such as
   Control+a) is a ``press``.
 - **A navigation**: ``Page.navigate`` is a ``goto``; going back in the history a
-  ``go_back``.
+  ``go_back``. A navigation the door refuses (an origin the task does not allow) is the
+  env's own ``goto``, which the env refuses as it refuses any agent's: the trace has the
+  blocked step a DSL agent's ``goto`` there makes.
 
 - **A script that changes the page**: the agent's ``Runtime.evaluate`` or
   ``Runtime.callFunctionOn`` (Playwright's ``select_option`` is one) is a ``script`` step
@@ -39,7 +41,8 @@ _MODIFIER_KEYS = frozenset({"Alt", "Control", "Meta", "Shift", "AltGraph", "Caps
 _BUTTONS = {"left": "left", "right": "right", "middle": "middle"}
 SAME_POINT_PX = 5.0  # a release this close to the press is a click, not a drag
 
-Record = Callable[[A.Action], Awaitable[None]]
+# a step: an action the agent performed, or one for the env to play (a refused navigation)
+Record = Callable[[A.Action | A.Performed], Awaitable[None]]
 Probe = Callable[[], Awaitable[int]]  # the page's digest
 SCRIPT_METHODS = ("Runtime.evaluate", "Runtime.callFunctionOn")
 SCRIPT_TEXT_CHARS = 200
@@ -59,8 +62,13 @@ class StepReader:
         self._press: dict[str, Any] | None = None  # the button held down
         self._typed = ""  # the typing run going on
 
-    async def on_command(self, method: str, params: dict[str, Any], session: str | None) -> None:
-        """Take one command the agent sends, before the browser runs it."""
+    async def on_command(
+        self, method: str, params: dict[str, Any], session: str | None, refused: bool = False
+    ) -> None:
+        """Take one command the agent sends, before the browser runs it (``refused``: the
+        door answered it with an error instead)."""
+        if refused:
+            return await self._refused(method, params)
         if not method.startswith("Input.") and not method.startswith("Page.navigat"):
             return await self._other(method, params)
         if method == "Input.insertText":
@@ -89,6 +97,16 @@ class StepReader:
             self._script = " ".join(str(source).split())[:SCRIPT_TEXT_CHARS]
             if self._digest is None:
                 self._digest = await self.probe()
+
+    async def _refused(self, method: str, params: dict[str, Any]) -> None:
+        """A refused navigation is a step at once, the env's own ``goto`` (which the env
+        refuses in turn); other refused commands are none."""
+        if method == "Page.navigate":
+            await self._end_typing()
+            await self._record_done()
+            await self._script_step()
+            await self.record(A.Goto(url=str(params.get("url", ""))))
+            self._digest = None
 
     async def _script_step(self) -> None:
         """The scripts since the last step, as a step of their own if they changed the page."""
@@ -168,5 +186,5 @@ class StepReader:
             await self._recorded(done)
 
     async def _recorded(self, action: A.Action) -> None:
-        await self.record(action)
+        await self.record(A.Performed(action))
         self._digest = None  # read again at the next script, if one comes
