@@ -58,10 +58,14 @@ def bench_env(obs_mode: str, steps: int) -> dict[str, float]:
             for _ in range(3):
                 env.step("noop()")
         by_ref, by_pixels = open_form(env, seed=99)
-        for i in range(2 * steps):  # a ref click and a pixel click, alternately
+        # A ref click and a pixel click, alternately, in the order ref, pixel, pixel, ref:
+        # each click toggles the checkbox, so each kind checks it as often as it unchecks
+        # it (a strict alternation had every pixel click unchecking it).
+        for i in range(2 * steps):
+            by_ref_now = i % 4 in (0, 3)
             started = time.perf_counter()
-            env.step(by_ref if i % 2 == 0 else by_pixels)
-            (step_times if i % 2 == 0 else pixel_times).append(time.perf_counter() - started)
+            env.step(by_ref if by_ref_now else by_pixels)
+            (step_times if by_ref_now else pixel_times).append(time.perf_counter() - started)
         return {
             "reset_ms": median_ms(resets),
             "step_ms": median_ms(step_times),

@@ -1,12 +1,13 @@
 """Where a reset's time goes, phase by phase, beside the raw Playwright floor's phases.
 
-Ours: back-to-back ``form-v0`` resets (three ``noop()`` steps between them, as in
-``bench_step.py``), each split into
+Ours: back-to-back resets of ``form-v0`` (or ``--env-id``'s task), three ``noop()`` steps
+between them as in ``bench_step.py``, each split into
 - ``python``: the env's own work outside the browser (the task drawn, hooks, the info);
 - ``wipe``: the last episode's page made new (``page_reuse.py``: about:blank, history,
   scripts, cookies and storage);
 - ``scripts``: the episode's init scripts installed;
-- ``load``: the start page opened, its ready condition met and the page settled;
+- ``load``: the start page opened, its ready condition met and the page settled (or
+  ``restart``: a page that restarts its own task in place, ``page_start.in_place``);
 - ``snapshot`` and ``screenshot``: the first observation.
 The floor, the same number of times, as ``peers/drivers/floor_driver.py`` resets: a new
 context with the site routed, a new page, the start page loaded (``goto`` until
@@ -52,7 +53,7 @@ def timed(phases: dict[str, list[float]], name: str, function: Callable[..., Any
     return wrapper
 
 
-def ours(resets: int, obs_mode: str) -> dict[str, float]:
+def ours(env_id: str, resets: int, obs_mode: str) -> dict[str, float]:
     """Medians (ms) of a reset and its phases."""
     phases: dict[str, list[float]] = defaultdict(list)
     patches = [
@@ -63,37 +64,37 @@ def ours(resets: int, obs_mode: str) -> dict[str, float]:
     originals = [(owner, attr, getattr(owner, attr)) for owner, attr, _ in patches]
     for owner, attr, name in patches:
         setattr(owner, attr, timed(phases, name, getattr(owner, attr)))
-    env = gym.make(ENV_ID, obs_mode=obs_mode, max_steps=1000)
+    env = gym.make(env_id, obs_mode=obs_mode, max_steps=1000)
     try:
         env.reset(seed=0)  # launch the browser, warm the caches
         phases.clear()
-        totals, scripts, timings = [], [], defaultdict(list)
+        per_reset: dict[str, list[float]] = defaultdict(list)
         for episode in range(1, resets + 1):
             for _ in range(3):
                 env.step("noop()")
-            installed = len(phases["scripts"])
+            seen = {name: len(phases[name]) for name in ("wipe", "scripts", "start")}
             started = time.perf_counter()
             env.reset(seed=episode)
-            totals.append(time.perf_counter() - started)
-            scripts.append(sum(phases["scripts"][installed:]))
+            per_reset["reset"].append(time.perf_counter() - started)
+            for name, count in seen.items():  # each phase's time in this reset
+                per_reset[name].append(sum(phases[name][count:]))
             for key, ms in env.unwrapped.last_timings_ms.items():
-                timings[key].append(ms / 1000)
+                per_reset[key].append(ms / 1000)
     finally:
         env.close()
         for owner, attr, original in originals:
             setattr(owner, attr, original)
-    wipe = phases["wipe"][:resets] or [0.0] * resets  # env.close wipes the page once more
-    python = [t - w - s for t, w, s in zip(totals, wipe, phases["start"][:resets], strict=True)]
-    figures = {"reset": totals, "python": python, "wipe": wipe, "scripts": scripts, **timings}
-    return {name: median_ms(samples) for name, samples in figures.items() if samples}
+    outside = zip(per_reset["reset"], per_reset["wipe"], per_reset.pop("start"), strict=True)
+    per_reset["python"] = [total - wipe - start for total, wipe, start in outside]
+    return {name: median_ms(samples) for name, samples in per_reset.items()}
 
 
-async def floor(resets: int) -> dict[str, float]:
+async def floor(resets: int, env_id: str = ENV_ID) -> dict[str, float]:
     """Medians (ms) of a raw Playwright reset and its phases, on the same page served the
     same way."""
-    env = gym.make(ENV_ID, obs_mode="text")
+    env = gym.make(env_id, obs_mode="text")
     env.reset(seed=0)  # our router only serves the page's files identically
-    site = env.unwrapped.episode.site
+    site, start_url = env.unwrapped.episode.site, env.unwrapped.episode.start_url
     env.close()
     phases: dict[str, list[float]] = defaultdict(list)
     async with async_playwright() as p:
@@ -108,7 +109,7 @@ async def floor(resets: int) -> dict[str, float]:
             lap.mark("context")
             page = await context.new_page()
             lap.mark("page")
-            await page.goto(f"{site.origin}/index.html", wait_until="domcontentloaded")
+            await page.goto(start_url, wait_until="domcontentloaded")
             lap.mark("load")
             await page.screenshot()
             lap.mark("screenshot")
@@ -147,11 +148,12 @@ def median_ms(samples: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resets", type=int, default=30)
+    parser.add_argument("--env-id", default=ENV_ID, help="the task (default: form-v0)")
     parser.add_argument("--obs-mode", default="both", choices=["both", "text"])
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
-    run: Coroutine[Any, Any, dict[str, float]] = floor(args.resets)
-    figures = {"floor": asyncio.run(run), "ours": ours(args.resets, args.obs_mode)}
+    run: Coroutine[Any, Any, dict[str, float]] = floor(args.resets, args.env_id)
+    figures = {"floor": asyncio.run(run), "ours": ours(args.env_id, args.resets, args.obs_mode)}
     figures["ratio"] = {"reset": round(figures["ours"]["reset"] / figures["floor"]["reset"], 2)}
     print(json.dumps(figures, indent=2))
     if args.json:
