@@ -30,12 +30,14 @@ NOT_MARKED_BROWSER = "/no-browser: this test is not marked browser; request the 
 # their test time in CI (2026-12-04, mean of two clean runs: 206 s down to 14 s). A module
 # of 15-20 s left off the list ran last and kept one worker busy alone for its length.
 LONGEST_FIRST = (
+    "external/test_browser_use.py",  # 200-280 s on one worker (2026-12-06)
     "external/test_agents_sdk.py",
     "golden/test_pixel_twins.py",  # about 190 s on one worker (2026-12-06, not yet in CI)
     "wrappers/test_perturbations.py",
     "tasks/test_golden_paths.py",
     "miniwob/test_check_env.py",
     "reliability/test_soak.py",
+    "miniwob/test_pointer_tasks.py",  # 23-58 s (2026-12-06)
     "reliability/test_runner_faults.py",
     "diagnosis/test_failure_suite.py",
     "runner/test_ray_backend.py",
