@@ -1,7 +1,7 @@
 """Agents that drive their own browser, in ``webharness run --agents 'cdp[command=...]'``: a
 plain Playwright script (``tests.support.playwright_cdp_agent``) connected to ``{cdp_url}``
-plays form-v0 on seeds 0-1, a faulty one is diagnosed, and a hung one is ended with
-everything it started."""
+plays form-v0 on seeds 0-1, a faulty one is diagnosed, a hung one is ended with everything
+it started, and an agent's answer is read from its ``{result_file}``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from webharness.trace.io import load_trace
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT = f"{sys.executable} -m tests.support.playwright_cdp_agent --cdp {{cdp_url}} --goal {{goal}}"
+RESULT = f"{sys.executable} -m tests.support.result_file_agent --result {{result_file}}"
 
 pytestmark = pytest.mark.slow
 
@@ -30,6 +31,8 @@ def run(browser: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, An
         "no_save": f'cdp[command="{AGENT} --fault no-save"]',
         "hang": 'cdp[command="sleep 600",timeout_s=3]',
         "asker": f'cdp[command="{AGENT} --ask {{ask_url}}"]',
+        "file": f'cdp[command="{RESULT} --answer Saved.",answer=file]',
+        "garbage": f'cdp[command="{RESULT} --garbage",answer=file]',
     }
     done = subprocess.run(
         [sys.executable, "-m", "webharness.cli", "run", "--agents", ",".join(agents.values()),
@@ -76,3 +79,17 @@ def test_a_question_at_ask_url_is_the_episodes_ask_user_step(run: dict[str, Any]
         assert actions[1] == "ask_user('Should the contact be saved?')"
         assert "the user said" in (run["out"] / attempt.trace_dir / "agent.stderr").read_text()
         assert attempt.passed  # then it did the task
+
+
+def test_an_answer_in_the_result_file_ends_the_episode_and_a_bad_one_is_the_agents_error(
+    run: dict[str, Any],
+) -> None:
+    for attempt in run["attempts"]["file"]:  # it did nothing but answer: a false success
+        end = load_trace(run["out"] / attempt.trace_dir).end
+        assert end is not None and end.final_answer == "Saved."
+        assert attempt.ended_by == "send_msg_to_user"
+        assert not attempt.passed and attempt.false_success
+    for attempt in run["attempts"]["garbage"]:
+        end = load_trace(run["out"] / attempt.trace_dir).end
+        assert attempt.ended_by == "agent_error" and not attempt.not_executable
+        assert end is not None and "result.json is not JSON" in (end.error or "")

@@ -67,7 +67,7 @@ def test_a_template_that_cannot_work_is_refused_naming_what(template: str, says:
         ('mcp[command="echo {gaol}"]', "unknown placeholder {gaol}"),
         ('mcp[command="no-such-agent-xyz {mcp_url}"]', "is not found on PATH"),
         ("mcp", "give the agent's command or command_file, exactly one"),
-        ('mcp[command="echo",answer=last]', "answer='last': choose one of stdout, none"),
+        ('mcp[command="echo",answer=last]', "answer='last': choose one of stdout, file, none"),
         ('mcp[command="echo",timeout_s=0]', "timeout_s=0"),
     ],
 )

@@ -24,8 +24,8 @@ from webharness.errors import ConfigError, did_you_mean
 
 #: The placeholders each door fills, by the agent's kind.
 PLACEHOLDERS: dict[str, tuple[str, ...]] = {
-    "mcp": ("goal", "mcp_url", "mcp_config", "episode_dir"),
-    "cdp": ("goal", "cdp_url", "ask_url", "episode_dir"),
+    "mcp": ("goal", "mcp_url", "mcp_config", "episode_dir", "result_file"),
+    "cdp": ("goal", "cdp_url", "ask_url", "episode_dir", "result_file"),
 }
 
 

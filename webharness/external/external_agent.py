@@ -9,8 +9,10 @@ Python agent's. The episode ends by the agent's own ending (an ending tool, a st
 step budget), or else when its process ends:
 
 - exit status 0: the last line of its stdout is its final answer (``answer="stdout"``,
-  the default), one ``send_msg_to_user`` step judged like any other; with
-  ``answer="none"``, or no output, the ending is ``agent_exit``;
+  the default), or the ``answer`` of the JSON object it wrote to ``{result_file}``
+  (``answer="file"``), one ``send_msg_to_user`` step judged like any other; with
+  ``answer="none"``, or no answer, the ending is ``agent_exit``; a result file that is
+  not such an object is ``agent_error``, naming what is wrong with it;
 - a non-zero status: ``agent_error``; a signal: ``agent_crash``;
 - the budget ran out: ``agent_timeout``;
 - it left its door (an MCP client closed its session) and did not exit within
@@ -41,7 +43,8 @@ from webharness.mcp.episodes import StepResult
 from webharness.trace.models import EndedBy, EpisodeEnd, EpisodeTrace, TaskInstance
 from webharness.trace.recorder import EpisodeRecorder
 
-ANSWERS = ("stdout", "none")
+ANSWERS = ("stdout", "file", "none")
+RESULT_FILE = "result.json"  # in the episode folder: ``{result_file}``
 _ENDINGS = {
     Exit.EXITED: EndedBy.AGENT_EXIT,
     Exit.FAILED: EndedBy.AGENT_ERROR,
@@ -60,7 +63,8 @@ class ExternalAgent:
         command_file: a file holding the template, instead of ``command``.
         timeout_s: the wall-time budget of one episode's process.
         answer: ``"stdout"``: without ``webharness_answer``, the last line of stdout is
-            the final answer; ``"none"``: only the tool gives one.
+            the final answer; ``"file"``: the ``answer`` of the JSON object the agent wrote
+            to ``{result_file}``; ``"none"``: only the tool gives one.
         exit_grace_s: how long the process has to exit by itself once the episode has
             ended or its client has closed the session, before it is ended.
         model: the model behind the agent, for the reports; without it, the model the
@@ -160,6 +164,7 @@ class ExternalAgent:
             values = {
                 "goal": episode.goal,
                 "episode_dir": str(folder.resolve()),
+                "result_file": str((folder / RESULT_FILE).resolve()),
                 **stack.enter_context(self.door(episode, folder, wake)),
             }
             environment = self.command.environment(values)
@@ -169,7 +174,7 @@ class ExternalAgent:
                 environment |= {"OPENAI_BASE_URL": meter.base_url}
                 environment |= {"OPENAI_API_BASE": meter.base_url}
             self.process_end, last = self._run(self.command.argv(values), environment, folder, wake)
-        return self._ending(episode, self.process_end, last)
+        return self._ending(episode, self.process_end, last, folder / RESULT_FILE)
 
     def _run(
         self, argv: list[str], environment: dict[str, str], folder: Path, wake: threading.Event
@@ -210,17 +215,47 @@ class ExternalAgent:
         }
         (folder / "llm_usage.json").write_text(json.dumps(counted, indent=2) + "\n", "utf-8")
 
-    def _ending(self, episode: RecordedEpisode, end: ProcessEnd, last: str | None) -> EpisodeEnd:
+    def _ending(
+        self, episode: RecordedEpisode, end: ProcessEnd, last: str | None, result: Path
+    ) -> EpisodeEnd:
         """The episode's end.
 
-        The step that ended it, else the answer the process printed, else the process's
-        own end.
+        The step that ended it, else the answer the process gave (its stdout's last line, or
+        its result file's), else the process's own end.
         """
         if episode.end is not None:
             return episode.end
-        if end.exit is Exit.EXITED and self.answer == "stdout" and last:
-            episode.step(SendMsgToUser(text=last))
+        ended_by, error = _ENDINGS[end.exit], end.describe()
+        answer = last if self.answer == "stdout" else None
+        if end.exit is Exit.EXITED and self.answer == "file":
+            try:
+                answer = _answer_in(result)
+            except ValueError as exc:  # the agent's mistake: its result cannot be read
+                ended_by, error = EndedBy.AGENT_ERROR, str(exc)
+        if end.exit is Exit.EXITED and answer and ended_by is EndedBy.AGENT_EXIT:
+            episode.step(SendMsgToUser(text=answer))
             if episode.end is not None:
                 return episode.end
-        ended_by = _ENDINGS[end.exit]
-        return episode.finish(EpisodeEnd(truncated=True, ended_by=ended_by, error=end.describe()))
+        return episode.finish(EpisodeEnd(truncated=True, ended_by=ended_by, error=error))
+
+
+def _answer_in(result: Path) -> str | None:
+    """The ``answer`` of the JSON object in ``result``; None when the agent wrote none.
+
+    Raises:
+        ValueError: the file is not JSON, or not an object with a string ``answer``.
+    """
+    try:
+        text = result.read_text("utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(f"{result.name} could not be read: {exc}") from None
+    expected = 'write {"answer": "..."}'
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{result.name} is not JSON ({exc}): {expected}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("answer"), str):
+        raise ValueError(f"{result.name} holds {text[:80]!r}: {expected}")
+    return str(data["answer"])
