@@ -5,6 +5,7 @@ same way."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -85,13 +86,17 @@ def test_an_episode_s_init_scripts_run_in_no_later_episode(make_env):
     assert not _evaluate(env, in_page) and not world()
 
 
-def test_a_page_hung_between_episodes_gives_way_to_a_new_one(make_env):
+def test_a_page_hung_between_episodes_does_not_hold_up_the_next_one(make_env):
     env = make_env(ENV_ID, obs_mode="text", action_timeout_ms=2_000)
     env.reset(seed=0)
-    hung = _page(env)
     _evaluate(env, "() => { setTimeout(() => { while (true) {} }, 0); }")
+    started = time.monotonic()
     _, info = env.reset(seed=1)
-    assert _page(env) is not hung
+    # Mostly the wipe cannot leave the spinning document within RECYCLE_TIMEOUT_S and a new
+    # context serves the episode; but Chromium may commit about:blank in another renderer
+    # and leave the hung one behind (seen once in a loaded CI run), and the page is reused.
+    # Either way the reset is bounded and the next episode works.
+    assert time.monotonic() - started < runtime_module.RECYCLE_TIMEOUT_S + 5
     ref = info["semantic_state"].find("button", "New contact")[0].ref
     _, _, _, _, info = env.step(f"click({ref!r})")
     assert info["action_result"].ok
