@@ -76,13 +76,9 @@ class SessionEpisodes:
 
 @dataclass
 class Endpoint:
-    """One endpoint: its token, the episodes its sessions play and its HTTP transport.
-
-    ``close`` lets every session's episode go.
-    """
+    """One endpoint: its token and its HTTP transport; ``close`` lets its episodes go."""
 
     token: str
-    episode_of: EpisodeOf
     transport: StreamableHttpEndpoint
     close: Callable[[], None]
 
@@ -125,7 +121,7 @@ class EpisodeEndpoints:
         close: Callable[[], None],
     ) -> Endpoint:
         transport = StreamableHttpEndpoint(McpMethods(episode_of, reset=reset), on_end)
-        endpoint = Endpoint(secrets.token_urlsafe(24), episode_of, transport, close)
+        endpoint = Endpoint(secrets.token_urlsafe(24), transport, close)
         self._endpoints[endpoint.token] = endpoint
         return endpoint
 

@@ -1,6 +1,7 @@
 """The MCP server of one episode over stdio, on the official ``mcp`` SDK's low-level ``Server``.
 
-It hands each request to ``McpMethods``, which the HTTP endpoint answers from too.
+It hands each request to ``McpMethods``, which the HTTP endpoint answers from too. Over
+stdio there is one client, so no session: every request plays the one episode.
 """
 
 from __future__ import annotations
@@ -11,28 +12,25 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
-from webharness.mcp.episodes import McpEpisode
-from webharness.mcp.methods import INSTRUCTIONS, EpisodeOf, McpMethods
+from webharness.mcp.episodes import McpEpisode, ServedEpisode
+from webharness.mcp.methods import INSTRUCTIONS, McpMethods
 
 
-def build_server(episode_of: EpisodeOf, *, reset: bool) -> Server[Any]:
-    """The SDK server over the episodes ``episode_of`` gives each session.
-
-    ``reset`` offers the ``webharness_reset`` tool.
-    """
-    methods = McpMethods(episode_of, reset=reset)
+def build_server(episode: ServedEpisode, *, reset: bool) -> Server[Any]:
+    """The SDK server over ``episode``; ``reset`` offers the ``webharness_reset`` tool."""
+    methods = McpMethods(lambda _: episode, reset=reset)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return await methods.list_tools(_session_id(ctx))
+        return await methods.list_tools(None)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await methods.call_tool(_session_id(ctx), params)
+        return await methods.call_tool(None, params)
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
         return methods.list_prompts()
 
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        return await methods.get_prompt(_session_id(ctx), params)
+        return await methods.get_prompt(None, params)
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         return methods.list_resources()
@@ -40,7 +38,7 @@ def build_server(episode_of: EpisodeOf, *, reset: bool) -> Server[Any]:
     async def read_resource(
         ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await methods.read_resource(_session_id(ctx), params)
+        return await methods.read_resource(None, params)
 
     return Server(
         "webharness",
@@ -54,18 +52,11 @@ def build_server(episode_of: EpisodeOf, *, reset: bool) -> Server[Any]:
     )
 
 
-def _session_id(ctx: Any) -> str | None:
-    """The HTTP session a request belongs to (its ``Mcp-Session-Id``); None without one."""
-    request = getattr(ctx, "request", None)
-    headers = getattr(request, "headers", None)
-    return headers.get("mcp-session-id") if headers is not None else None
-
-
 async def serve_stdio(episode: McpEpisode) -> None:
     """Serve ``episode`` over stdin/stdout until the client closes; close its browser then."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(lambda _: episode, reset=True)
+    server = build_server(episode, reset=True)
     try:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
