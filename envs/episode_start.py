@@ -5,7 +5,7 @@ browser restart after a failure."""
 from __future__ import annotations
 
 from webharness.browser.runtime import EPISODES_PER_PAGE, BrowserRuntime
-from webharness.episode.episode import Episode, EpisodeOptions, NotRestartable, Observed
+from webharness.episode.episode import Episode, EpisodeOptions, Observed
 from webharness.episode.hooks import EpisodeHooks
 from webharness.errors import BrowserError, BrowserNotFoundError, SetupError
 from webharness.spec.task_spec import InstantiatedTask
@@ -29,10 +29,8 @@ def next_episode(
         episode = Episode(task, finished.session, options, hooks)
         try:
             observed = runtime.run(episode.start(in_place=True), timeout)
-        except NotRestartable:
-            pass  # the page made history, or left its start page: it is wiped as usual
-        except Exception:  # noqa: BLE001  a failed restart: the page is wiped, or replaced
-            pass
+        except Exception:  # NotRestartable (history, another page) or a failed restart:
+            pass  # the page is wiped as usual, or replaced
         else:
             finished.session.episodes += 1
             return episode, observed
