@@ -132,3 +132,14 @@ def test_a_task_whose_page_keeps_state_through_the_restart_loads_anew(
     env.step("noop()")
     env.reset(seed=1)
     assert reset_kind(env) == "load"
+
+
+def test_a_cube_released_spinning_stops_at_the_next_reset(make_env: Callable) -> None:
+    """drag-cube's restart sets the cube's angles but not its spin: the next episode must
+    start with the cube at rest, as a new load's does."""
+    env = make_env("WebEval/miniwob.drag-cube-v0", obs_mode="text")
+    env.reset(seed=0)
+    env.step("drag([[60, 112], [150, 112]])")  # a fling: released while it turns fast
+    assert evaluate(env, "Math.abs(cube.viewport.torqueX)") > 1
+    env.reset(seed=1)
+    assert (reset_kind(env), evaluate(env, "Math.abs(cube.viewport.torqueX)")) == ("load", 0)

@@ -60,6 +60,14 @@
           active: document.querySelector('.cube-image.active').textContent.trim(),
           turn: window.cube.viewport.positionX,
           tilt: window.cube.viewport.positionY,
+          // still turning while either torque is above the page's threshold of 1
+          torque: Math.max(Math.abs(window.cube.viewport.torqueX), Math.abs(window.cube.viewport.torqueY)),
+          // the pointer where the page's last tick saw it: a press there turns nothing
+          pointerSeen:
+            window.cube.viewport.lastX === window.cube.viewport.mouseX &&
+            window.cube.viewport.lastY === window.cube.viewport.mouseY,
+          pointer: [window.cube.viewport.mouseX, window.cube.viewport.mouseY],
+          held: window.cube.viewport.down,
         }
       : null,
   };

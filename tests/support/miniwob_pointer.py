@@ -193,13 +193,18 @@ def draw_line(goal: str, look: Look) -> list[Op]:
 
 
 # drag-cube: while the button is held the cube turns by about this many degrees a pixel
-# of a move (its torque builds with each 50 ms tick's move and fades while the pointer
+# of a move (its torque builds with each 20 ms tick's move and fades while the pointer
 # rests, so a move's whole turn is nearly proportional to it); its face is read from its
 # angles: 6 and 1 by the tilt, 2 to 5 by the turn (upside down while tilted 90-270 deg).
+# The page's ticks run on a wall-clock timer and come late on a loaded machine (each draws
+# the 3-D cube), so the agent goes by what the page shows, not by the clock: it releases
+# and submits only once the cube has stopped, and presses only where the last tick saw the
+# pointer (a press takes the move since that tick for a drag, and would turn the cube).
 CUBE_DEG_PER_PX = 1.08
 CUBE_TILT = {"6": 88, "1": 264}
 CUBE_TURN = {"3": 86, "2": 177, "5": 269, "4": 358}
-CUBE_SETTLE_MS = 600  # the torque fades below the page's threshold of 1 deg a tick
+CUBE_TICK_MS = 20
+CUBE_FADE_HELD, CUBE_FADE_FREE = 0.83, 0.93  # the torque's shrink a tick, held and released
 
 
 def _turn(now: float, wanted: float) -> float:
@@ -215,14 +220,31 @@ def _span(centre: float, pixels: float) -> tuple[int, int]:
     return round(start), round(start + pixels)
 
 
+def _stop_ms(torque: float, fade: float) -> int:
+    """Three times as long as the cube takes to stop from ``torque`` if ticks came on time."""
+    ticks = math.ceil(math.log(torque) / -math.log(fade)) + 1
+    return 3 * ticks * CUBE_TICK_MS
+
+
+def _press_at(cube: Look, x: int, y: int) -> bool:
+    """Whether a press now at (x, y) turns nothing: the last tick saw the pointer there."""
+    return cube["pointerSeen"] and math.dist(cube["pointer"], (x, y)) <= 1
+
+
 def drag_cube(goal: str, look: Look) -> list[Op]:
-    """One turn at a time, each a press, a move, a rest while held and a release, until
-    the face wanted is active (checked on the next look)."""
+    """One turn at a time: a press, a move, a rest while held until the cube stops, and a
+    release; then the Submit button once the face wanted is active and the cube at rest."""
     found = re.search(r'"(\d)"', goal)
     assert found is not None, goal
     cube, face = look["cube"], found.group(1)
+    if cube["held"]:
+        still = cube["torque"] <= 1
+        return [("up",)] if still else [("wait", _stop_ms(cube["torque"], CUBE_FADE_HELD))]
+    if cube["torque"] > 1:  # still turning: its face is not yet the one it stops on
+        return [("wait", _stop_ms(cube["torque"], CUBE_FADE_FREE))]
     if cube["active"] == face:
-        return [_submit(look)]
+        x, y = map(round, _centre(look["submit"]))
+        return [("click", x, y)] if _press_at(cube, x, y) else [("move", x, y)]
     cx, cy = map(round, _centre(cube))
     if face in CUBE_TILT:  # a move down lowers the tilt
         pixels = -_turn(cube["tilt"], CUBE_TILT[face]) / CUBE_DEG_PER_PX
@@ -231,7 +253,9 @@ def drag_cube(goal: str, look: Look) -> list[Op]:
         upside_down = 90 < cube["tilt"] < 270
         pixels = _turn(cube["turn"], CUBE_TURN[face]) / CUBE_DEG_PER_PX * (-1 if upside_down else 1)
         (x0, x1), (y0, y1) = _span(cx, pixels), (cy, cy)
-    return [("move", x0, y0), ("down",), ("move", x1, y1), ("wait", CUBE_SETTLE_MS), ("up",)]
+    if not _press_at(cube, x0, y0):
+        return [("move", x0, y0)]
+    return [("down",), ("move", x1, y1)]
 
 
 SOLVERS: dict[str, Solver] = {

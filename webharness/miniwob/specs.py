@@ -44,9 +44,18 @@ FULL_REWARD = 1.0
 # resets load the page anew instead of restarting it in place: jQuery UI's datepicker
 # stays open (choose-date*, book-flight), stock-market's price timer runs on from the
 # load. Measured: after random clicks, an in-place reset against a new load of the same
-# seed, four seed pairs per task over the pack; these differed, no other did.
+# seed, four seed pairs per task over the pack; these differed, no other did. drag-cube's
+# restart sets the cube's angles but not its spin, so a cube released turning turns on
+# into the next episode (seen by the pointer agent; random clicks do not spin it).
 LOAD_ANEW_TASKS = frozenset(
-    {"book-flight", "choose-date", "choose-date-easy", "choose-date-medium", "stock-market"}
+    {
+        "book-flight",
+        "choose-date",
+        "choose-date-easy",
+        "choose-date-medium",
+        "drag-cube",
+        "stock-market",
+    }
 )
 
 # Run in the page once it has loaded. MiniWoB++'s wall-clock limit is lifted (as
