@@ -51,7 +51,9 @@ def send(
     where: tuple[int, str], method: str, body: Any = None, headers: dict[str, str] | None = None
 ) -> Answer:
     connection = http.client.HTTPConnection("127.0.0.1", where[0], timeout=30)
-    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    data = (
+        body if isinstance(body, (bytes, Iterator)) or body is None else json.dumps(body).encode()
+    )
     connection.request(method, where[1], data, {**JSON, **(headers or {})})
     try:
         return Answer(connection.getresponse())
@@ -114,6 +116,8 @@ def test_malformed_requests_get_a_status_and_a_reason(path: tuple[int, str]) -> 
     assert send(path, "POST", b"{}", {**session, "Accept": "text/html"}).status == 406
     huge = send(path, "POST", b" " * (4 * 1024 * 1024 + 1), session)
     assert huge.status == 413
+    chunked = send(path, "POST", iter([b"{}"]), {**session, "Transfer-Encoding": "chunked"})
+    assert chunked.status == 411 and "Content-Length" in chunked.body["error"]["message"]
     old = request(path, {**session, "MCP-Protocol-Version": "1999-01-01"}, "ping", None)
     assert old.status == 400 and "1999-01-01" in old.body["error"]["message"]
 
@@ -148,3 +152,18 @@ def test_the_sdk_client_lists_tools_and_prompts(path: tuple[int, str]) -> None:
     tools, prompts = anyio.run(main)
     assert {"browser_click", "browser_snapshot", "webharness_reset"} <= tools
     assert prompts == ["webharness_task"]
+
+
+def test_one_connection_carries_a_clients_requests(path: tuple[int, str]) -> None:
+    """HTTP/1.1 keep-alive: an agent's calls share one connection (the speed of a call)."""
+    session = session_of(path)
+    connection = http.client.HTTPConnection("127.0.0.1", path[0], timeout=30)
+    try:
+        for n in range(3):
+            message = {"jsonrpc": "2.0", "id": n, "method": "ping"}
+            connection.request("POST", path[1], json.dumps(message), {**JSON, **session})
+            answer = Answer(connection.getresponse())
+            assert answer.body == {"jsonrpc": "2.0", "id": n, "result": {}}
+            assert answer.headers.get("connection") != "close"
+    finally:
+        connection.close()

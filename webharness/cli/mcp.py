@@ -56,6 +56,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             f"webharness mcp needs the MCP SDK ({exc.name} is missing): "
             "pip install 'webharness[mcp]'"
         ) from None
+    from webharness.runner.interrupts import RunInterrupted, terminate_raises
     from webharness.runner.task_selection import one_task, select_tasks
 
     if args.task is None and args.tasks is None:
@@ -86,8 +87,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         print(f"MCP endpoint: http://127.0.0.1:{port}{endpoint.path}", file=sys.stderr, flush=True)
 
     try:
-        anyio.run(serve_http, endpoints, args.port, ready)
-    except KeyboardInterrupt:
+        with terminate_raises():  # SIGTERM closes the episodes' browsers, as Ctrl-C does
+            serve_http(endpoints, args.port, ready)
+    except (KeyboardInterrupt, RunInterrupted):
         pass
     except OSError as exc:  # the port is taken, or not ours to bind
         raise ConfigError("port", args.port, f"cannot listen there: {exc.strerror}") from None

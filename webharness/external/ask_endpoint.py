@@ -13,7 +13,9 @@ import json
 import secrets
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from webharness.local_http import LocalServer
 
 MAX_QUESTION_BYTES = 10_000
 
@@ -24,21 +26,16 @@ class AskEndpoint:
     def __init__(self, ask: Callable[[str], str]) -> None:
         self.ask = ask
         self.token = secrets.token_urlsafe(24)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._server = LocalServer(_handler(self))
         self._lock = threading.Lock()  # one question at a time: each is a step
 
     def start(self) -> str:
         """Serve from a thread of its own; the URL to ``POST`` questions to."""
-        self._thread.start()
-        return f"http://127.0.0.1:{self._server.server_address[1]}/{self.token}/ask"
+        return f"http://127.0.0.1:{self._server.start()}/{self.token}/ask"
 
     def stop(self) -> None:
-        """Stop serving."""
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(10)
+        """Stop serving, after the question being answered, if any."""
+        self._server.stop()
 
     def answer(self, body: bytes, content_type: str) -> str:
         """The user's answer to the question in ``body``.

@@ -2,28 +2,26 @@
 
 The token is unguessable (``secrets.token_urlsafe``); a path with a wrong token gets 404.
 Each path's requests are answered by its ``StreamableHttpEndpoint`` (``jsonrpc_http.py``),
-which refuses a foreign ``Origin`` or ``Host``.
+which refuses a foreign ``Origin`` or ``Host``, in the thread of the request's connection
+(``local_http.LocalServer``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from http.server import BaseHTTPRequestHandler
 
-import anyio
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
 
+from webharness.local_http import LocalServer
 from webharness.mcp.episodes import EpisodeConfig, McpEpisode, ServedEpisode
-from webharness.mcp.jsonrpc_http import Receive, Send, StreamableHttpEndpoint, respond
+from webharness.mcp.jsonrpc_http import MAX_DRAINED, Reply, StreamableHttpEndpoint, body_of
 from webharness.mcp.methods import EpisodeOf, McpMethods
 
-HOST = "127.0.0.1"  # never another interface: the server drives a browser for whoever calls
 PATH_PREFIX = "/mcp/"
 
 
@@ -132,43 +130,59 @@ class EpisodeEndpoints:
                 return endpoint
         return None
 
-    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        """The ASGI app: each request to its token's endpoint, 404 for any other path."""
-        if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
-            return
-        path = scope["path"]
-        token = path.removeprefix(PATH_PREFIX) if path.startswith(PATH_PREFIX) else ""
-        endpoint = self.find(token) if token else None
+    def close(self) -> None:
+        """Close every endpoint's episodes (their browsers)."""
+        for endpoint in self._endpoints.values():
+            endpoint.close()
+
+
+class _Request(BaseHTTPRequestHandler):
+    """One connection's requests, each answered by its token's endpoint (404 elsewhere)."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive: an agent's calls share one connection
+    server: _Server
+
+    def _answer(self) -> None:
+        headers = {key.lower(): value for key, value in self.headers.items()}
+        token = self.path.removeprefix(PATH_PREFIX) if self.path.startswith(PATH_PREFIX) else ""
+        endpoint = self.server.endpoints.find(token) if token else None
+        read: list[bool] = []
+
+        def read_body() -> bytes:
+            length = headers.get("content-length", "0")
+            read.append(length.isdigit() and int(length) <= MAX_DRAINED)
+            return body_of(headers, self.rfile.read)
+
         if endpoint is None:
-            await respond(send, 404, b"no MCP endpoint at this path")
-            return
-        await endpoint.transport(scope, receive, send)
+            reply = Reply(404, b"no MCP endpoint at this path")
+        else:
+            reply = endpoint.transport.handle(self.command, headers, read_body)
+        unread = not all(read) or (not read and headers.get("content-length", "0") != "0")
+        if unread or "transfer-encoding" in headers:
+            self.close_connection = True  # the unread body would be taken for a request
+        self._send(reply)
 
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        """Start at once; at shutdown close every endpoint's episodes (their browsers)."""
-        while True:
-            event = await receive()
-            if event["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif event["type"] == "lifespan.shutdown":
-                for endpoint in self._endpoints.values():
-                    await anyio.to_thread.run_sync(endpoint.close)
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+    def _send(self, reply: Reply) -> None:
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(len(reply.body)))
+        for name, value in reply.headers:
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(reply.body)
+
+    do_POST = do_GET = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = _answer  # noqa: N815
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass  # each episode's trace records its calls
 
 
-async def serve_http(
-    endpoints: EpisodeEndpoints, port: int, on_ready: Callable[[int], None] | None = None
-) -> None:
-    """Serve ``endpoints`` on 127.0.0.1:``port`` (0: a free port) until cancelled.
-
-    ``on_ready(port)`` is called with the port once the socket listens.
-    """
-    with _listening(port) as sock:
-        if on_ready is not None:
-            on_ready(sock.getsockname()[1])
-        await _uvicorn(endpoints).serve(sockets=[sock])
+class _Server(LocalServer):
+    def __init__(self, endpoints: EpisodeEndpoints, port: int) -> None:
+        self.endpoints = endpoints
+        super().__init__(_Request, port)
 
 
 class ServingThread:
@@ -183,51 +197,34 @@ class ServingThread:
         >>> serving.stop()
     """
 
-    def __init__(self, endpoints: EpisodeEndpoints) -> None:
+    def __init__(self, endpoints: EpisodeEndpoints, port: int = 0) -> None:
         self.endpoints = endpoints
-        self._server = _uvicorn(endpoints)
-        self._sock: socket.socket | None = None
-        self._thread: threading.Thread | None = None
+        self._server = _Server(endpoints, port)
 
     def start(self) -> int:
-        """Listen on a free port and serve from a daemon thread; returns the port."""
-        self._sock = _listening(0)
-        self._thread = threading.Thread(
-            target=asyncio.run,
-            args=(self._server.serve(sockets=[self._sock]),),
-            name="webharness-mcp-http",
-            daemon=True,
-        )
-        self._thread.start()
-        return int(self._sock.getsockname()[1])
+        """Serve from a daemon thread; returns the port."""
+        return self._server.start()
 
     def stop(self, timeout_s: float = 30.0) -> None:
-        """Stop serving (the endpoints' episodes are closed) and wait for the thread."""
-        self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout_s)
-        if self._sock is not None:
-            self._sock.close()
+        """Stop serving, wait for calls in flight, and close the endpoints' episodes."""
+        try:
+            self._server.stop(timeout_s)
+        finally:
+            self.endpoints.close()
 
 
-def _listening(port: int) -> socket.socket:
-    """A TCP socket listening on 127.0.0.1:``port`` (0: a free port)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def serve_http(
+    endpoints: EpisodeEndpoints, port: int, on_ready: Callable[[int], None] | None = None
+) -> None:
+    """Serve ``endpoints`` on 127.0.0.1:``port`` (0: a free port) until interrupted.
+
+    At ``KeyboardInterrupt`` their episodes are closed. ``on_ready(port)`` is called with
+    the port once the socket listens.
+    """
+    serving = ServingThread(endpoints, port)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        # Accepted connections inherit it: a reply is not held back waiting for the
-        # client's delayed ACK (Nagle's algorithm), which costs ~40 ms per call.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((HOST, port))
-        sock.listen()
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def _uvicorn(endpoints: EpisodeEndpoints) -> Any:
-    """A uvicorn server of the endpoints, quiet but for warnings."""
-    import uvicorn
-
-    return uvicorn.Server(uvicorn.Config(endpoints, log_level="warning"))
+        if on_ready is not None:
+            on_ready(serving.start())
+        threading.Event().wait()
+    finally:
+        serving.stop()

@@ -1,17 +1,18 @@
 """The MCP methods an episode server answers, whatever carries them (stdio or HTTP).
 
 ``McpMethods`` answers ``initialize``, ``tools/*``, ``prompts/*``, ``resources/*`` and
-``ping`` for the episodes ``episode_of`` gives each session. The stdio server hands its
-requests here through the SDK's ``Server`` (``server.py``); the HTTP endpoint calls
-``answer`` itself (``jsonrpc_http.py``).
+``ping`` for the episodes ``episode_of`` gives each session. The methods block on the
+browser: the stdio server hands its requests here from the SDK's ``Server`` in worker
+threads (``server.py``); the HTTP endpoint calls ``answer`` in each connection's thread
+(``jsonrpc_http.py``).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
@@ -40,7 +41,7 @@ EpisodeOf = Callable[[str | None], ServedEpisode]  # an HTTP session's id (None:
 class McpMethods:
     """The MCP methods over the episodes ``episode_of`` gives each session.
 
-    Each episode's calls run one at a time in a worker thread (the env blocks on the
+    Each episode's calls run one at a time, in the caller's thread (the env blocks on the
     browser); different sessions' episodes run side by side.
 
     Args:
@@ -50,7 +51,8 @@ class McpMethods:
 
     def __init__(self, episode_of: EpisodeOf, *, reset: bool) -> None:
         self.episode_of, self.reset = episode_of, reset
-        self._runners: dict[int, tuple[ToolRunner, anyio.CapacityLimiter]] = {}
+        self._runners: dict[int, tuple[ToolRunner, threading.Lock]] = {}
+        self._runners_lock = threading.Lock()
 
     def initialize(self, params: types.InitializeRequestParams) -> types.InitializeResult:
         """The handshake's answer: the client's protocol version if known, else the latest."""
@@ -63,31 +65,30 @@ class McpMethods:
             instructions=INSTRUCTIONS,
         )
 
-    async def list_tools(self, session: str | None) -> types.ListToolsResult:
+    def list_tools(self, session: str | None) -> types.ListToolsResult:
         """The tools the session's episode offers."""
         return types.ListToolsResult(tools=self._runner(session)[0].list_tools())
 
-    async def call_tool(
+    def call_tool(
         self, session: str | None, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        """One tool call on the session's episode, in its worker thread."""
-        runner = self._runner(session)[0]
-        result: types.CallToolResult = await self._in_thread(
-            session, runner.call, params.name, params.arguments
-        )
-        return result
+        """One tool call on the session's episode, after its calls before."""
+        runner, turn = self._runner(session)
+        with turn:
+            return runner.call(params.name, params.arguments)
 
-    async def goal(self, session: str | None) -> str:
+    def goal(self, session: str | None) -> str:
         """The session's episode's instruction."""
-        episode = self._runner(session)[0].episode
-        return str(await self._in_thread(session, lambda: episode.goal))
+        runner, turn = self._runner(session)
+        with turn:
+            return runner.episode.goal
 
     def list_prompts(self) -> types.ListPromptsResult:
         """The one prompt: the task's goal."""
         prompt = types.Prompt(name="webharness_task", description="The task's goal")
         return types.ListPromptsResult(prompts=[prompt])
 
-    async def get_prompt(
+    def get_prompt(
         self, session: str | None, params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         """The goal as a user message; another prompt's name is an invalid-params error."""
@@ -96,7 +97,7 @@ class McpMethods:
                 types.INVALID_PARAMS,
                 f"prompt {params.name!r} not found: the one prompt is 'webharness_task'",
             )
-        text = types.TextContent(type="text", text=await self.goal(session))
+        text = types.TextContent(type="text", text=self.goal(session))
         message = types.PromptMessage(role="user", content=text)
         return types.GetPromptResult(description="The task's goal", messages=[message])
 
@@ -107,7 +108,7 @@ class McpMethods:
         )
         return types.ListResourcesResult(resources=[resource])
 
-    async def read_resource(
+    def read_resource(
         self, session: str | None, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         """The goal as text; another URI is an invalid-params error."""
@@ -117,11 +118,11 @@ class McpMethods:
                 f"resource {params.uri!r} not found: the one resource is {GOAL_URI}",
             )
         contents = types.TextResourceContents(
-            uri=GOAL_URI, text=await self.goal(session), mime_type="text/plain"
+            uri=GOAL_URI, text=self.goal(session), mime_type="text/plain"
         )
         return types.ReadResourceResult(contents=[contents])
 
-    async def answer(self, session: str | None, method: str, params: Any) -> BaseModel:
+    def answer(self, session: str | None, method: str, params: Any) -> BaseModel:
         """The result of request ``method`` with its raw ``params`` (``initialize`` aside).
 
         An unknown method or malformed params raise ``MCPError`` with the JSON-RPC code.
@@ -130,30 +131,28 @@ class McpMethods:
             case "ping":
                 return types.EmptyResult()
             case "tools/list":
-                return await self.list_tools(session)
+                return self.list_tools(session)
             case "tools/call":
-                return await self.call_tool(session, _params(types.CallToolRequestParams, params))
+                return self.call_tool(session, _params(types.CallToolRequestParams, params))
             case "prompts/list":
                 return self.list_prompts()
             case "prompts/get":
-                return await self.get_prompt(session, _params(types.GetPromptRequestParams, params))
+                return self.get_prompt(session, _params(types.GetPromptRequestParams, params))
             case "resources/list":
                 return self.list_resources()
             case "resources/read":
                 read = _params(types.ReadResourceRequestParams, params)
-                return await self.read_resource(session, read)
+                return self.read_resource(session, read)
         raise MCPError(types.METHOD_NOT_FOUND, f"method {method!r} is not one this server offers")
 
     # --- helpers --------------------------------------------------------------------------
-    def _runner(self, session: str | None) -> tuple[ToolRunner, anyio.CapacityLimiter]:
+    def _runner(self, session: str | None) -> tuple[ToolRunner, threading.Lock]:
+        """The session's episode's tools, and the lock its calls take turns on."""
         episode = self.episode_of(session)
-        if id(episode) not in self._runners:
-            self._runners[id(episode)] = (ToolRunner(episode, self.reset), anyio.CapacityLimiter(1))
-        return self._runners[id(episode)]
-
-    async def _in_thread(self, session: str | None, function: Any, *args: Any) -> Any:
-        limiter = self._runner(session)[1]
-        return await anyio.to_thread.run_sync(function, *args, limiter=limiter)
+        with self._runners_lock:
+            if id(episode) not in self._runners:
+                self._runners[id(episode)] = (ToolRunner(episode, self.reset), threading.Lock())
+            return self._runners[id(episode)]
 
 
 def _params(model: type[P], params: Any) -> P:

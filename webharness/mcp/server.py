@@ -1,7 +1,8 @@
 """The MCP server of one episode over stdio, on the official ``mcp`` SDK's low-level ``Server``.
 
-It hands each request to ``McpMethods``, which the HTTP endpoint answers from too. Over
-stdio there is one client, so no session: every request plays the one episode.
+It hands each request to ``McpMethods``, which the HTTP endpoint answers from too, in a
+worker thread (the methods block on the browser). Over stdio there is one client, so no
+session: every request plays the one episode.
 """
 
 from __future__ import annotations
@@ -21,16 +22,16 @@ def build_server(episode: ServedEpisode, *, reset: bool) -> Server[Any]:
     methods = McpMethods(lambda _: episode, reset=reset)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return await methods.list_tools(None)
+        return methods.list_tools(None)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await methods.call_tool(None, params)
+        return await anyio.to_thread.run_sync(methods.call_tool, None, params)
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
         return methods.list_prompts()
 
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        return await methods.get_prompt(None, params)
+        return await anyio.to_thread.run_sync(methods.get_prompt, None, params)
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         return methods.list_resources()
@@ -38,7 +39,7 @@ def build_server(episode: ServedEpisode, *, reset: bool) -> Server[Any]:
     async def read_resource(
         ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await methods.read_resource(None, params)
+        return await anyio.to_thread.run_sync(methods.read_resource, None, params)
 
     return Server(
         "webharness",
