@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from webharness.browser.host import find_chromium
     from webharness.browser.shared import keep_browser
     from webharness.envs.registration import register_tasks
-    from webharness.external.cdp_door import attach
+    from webharness.external.cdp_door import attach, play_attached
 
 __version__ = "0.3.0"
 
@@ -82,6 +82,7 @@ __all__ = [
     "load_task",
     "load_trace",
     "parse_action",
+    "play_attached",
     "register_tasks",
     "score_trace",
     "task_names",
@@ -95,7 +96,7 @@ __getattr__, __dir__ = _lazy.lazy_names(
         "webharness.browser.host": ["find_chromium"],
         "webharness.browser.shared": ["keep_browser"],
         "webharness.envs.registration": ["register_tasks"],
-        "webharness.external.cdp_door": ["attach"],
+        "webharness.external.cdp_door": ["attach", "play_attached"],
     },
 )
 
