@@ -27,9 +27,10 @@ from typing import Any
 import gymnasium as gym
 
 from webharness import actions as A
+from webharness.browser.cdp_mux import CdpMux
 from webharness.browser.cdp_view import EpisodeView
 from webharness.browser.page_scripts import page_digest_script
-from webharness.errors import WebHarnessError
+from webharness.errors import BrowserError, WebHarnessError
 from webharness.external.cdp_steps import StepReader
 from webharness.origins import origin_of
 
@@ -69,6 +70,7 @@ class CdpDoor:
         self.ended = False  # a step the agent took ended the episode
         self.last: StepOutput | None = None  # env.step's output of the last step recorded
         self.url: str | None = None
+        self._probe: str | None = None  # the door's own session on the page, for its digest
         self.reader = StepReader(self._record, self._digest)
 
     def open(self) -> str:
@@ -91,7 +93,7 @@ class CdpDoor:
         mux = runtime.host.mux
         self.flush()
         if mux is not None:
-            runtime.run(mux.shut(self.url), OPEN_TIMEOUT_S)
+            runtime.run(self._shut(mux, self.url), OPEN_TIMEOUT_S)
         self.url = None
 
     async def _open(self) -> str:
@@ -109,16 +111,29 @@ class CdpDoor:
         mux = self.unwrapped.runtime.host.mux
         if mux is None:
             raise WebHarnessError("the env's browser serves no CDP (it was not launched yet)")
+        target = {"targetId": info["targetInfo"]["targetId"], "flatten": True}
+        self._probe = (await mux.request("Target.attachToTarget", target))["sessionId"]
         return str(mux.open(view, self.reader.on_command))
 
+    async def _shut(self, mux: CdpMux, url: str) -> None:
+        await mux.shut(url)
+        probe, self._probe = self._probe, None
+        if probe is not None:
+            with contextlib.suppress(BrowserError):  # the page is gone already
+                await mux.request("Target.detachFromTarget", {"sessionId": probe})
+
     async def _digest(self) -> int:
-        """The page's digest (``js/page_digest.js``); -1 while it cannot be read (it is
-        between documents)."""
+        """The page's digest (``js/page_digest.js``), read over the door's own session on
+        the page (a pipe's round trip: each script of the agent's costs two); -1 while it
+        cannot be read (the page is between documents)."""
+        mux = self.unwrapped.runtime.host.mux
+        expression = {"expression": f"({page_digest_script()})()", "returnByValue": True}
         try:
-            page = self.unwrapped.episode.session.page
-            return int(await page.evaluate(page_digest_script()))
-        except Exception:  # Playwright's Error: a navigation destroyed the context
+            answer = await mux.request("Runtime.evaluate", expression, session=self._probe)
+        except BrowserError:  # no document to run in: a navigation destroyed the context
             return -1
+        value = answer.get("result", {}).get("value")
+        return value if isinstance(value, int) else -1
 
     async def _record(self, action: A.Action | A.Performed) -> None:
         if not self.ended:
