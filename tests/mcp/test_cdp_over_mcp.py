@@ -5,6 +5,7 @@ page only and closes with it; without ``--cdp`` the tool and the resource say to
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -123,3 +124,39 @@ def test_the_cdp_url_without_cdp_says_to_pass_it() -> None:
     assert result.is_error
     assert "start webharness mcp with --cdp" in text_of(result)
     assert "serves no CDP: start it with webharness mcp --cdp" in read
+
+
+@pytest.mark.slow
+def test_a_cdp_step_that_ends_the_episode_shuts_its_door(browser: None) -> None:
+    """At the step budget (one step) the agent's click ends the episode: its door closes,
+    and the tool says the episode has ended."""
+
+    async def main() -> tuple[str, str]:
+        async with stdio_with_stderr(*ARGS, "--max-steps", "1") as (session, _):
+            url = await cdp_url(session)
+            async with async_playwright() as playwright:
+                cdp = await playwright.chromium.connect_over_cdp(url)
+                page = cdp.contexts[0].pages[0]
+                await page.get_by_role("button", name="New contact").click()
+                with contextlib.suppress(PlaywrightError):  # its door may close under it
+                    await page.title()  # the click is recorded as this command comes
+                door = await door_state(playwright, url)
+            ended = await session.call_tool("webharness_cdp_url", {})
+            return door, text_of(ended)
+
+    door, ended = anyio.run(main)
+    assert door == "shut"
+    assert "the episode has ended" in ended and "- Ended: max_steps" in ended
+
+
+async def door_state(playwright: Any, url: str, within_s: float = 30.0) -> str:
+    """ "shut" once a new connection to ``url`` is refused (polled within ``within_s``)."""
+    with anyio.move_on_after(within_s):
+        while True:
+            try:
+                browser = await playwright.chromium.connect_over_cdp(url, timeout=5000)
+            except PlaywrightError:
+                return "shut"
+            await browser.close()
+            await anyio.sleep(0.05)  # a poll's interval, not a wait for the result
+    return "open"
