@@ -17,7 +17,7 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
-from webharness.external.cdp_door import attach
+from webharness.cdp.door import attach
 
 SEED = 0  # of the conftest's task, form-v0
 pytestmark = pytest.mark.slow

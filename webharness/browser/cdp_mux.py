@@ -7,7 +7,7 @@ its own, and their messages reach it alone. A client with an ``EpisodeView`` (an
 sees its episode's context only (``cdp_view``); the harness's own client (Playwright's
 ``connect_over_cdp``) sees all. Every command an agent sends goes to ``on_command`` first,
 with whether its view refused it, so the harness sees each step the agent takes
-(``webharness.external.cdp_steps``); what the hook returns runs once the browser has
+(``webharness.cdp.steps``); what the hook returns runs once the browser has
 answered the command, before the agent gets the answer (the page as a script left it).
 
 ``GET /<token>/json/version`` answers as Chromium's does, so a client given an http URL

@@ -27,7 +27,7 @@ from webharness.trace.recorder import env_frame
 
 if TYPE_CHECKING:
     from webharness.actions import Performed
-    from webharness.external.cdp_door import CdpDoor
+    from webharness.cdp.door import CdpDoor
 
 
 class EpisodeEndedError(WebHarnessError):
@@ -247,7 +247,7 @@ class McpEpisode:
             return self._last
 
     def _open_door(self, env: gym.Env) -> None:
-        from webharness.external.cdp_door import CdpDoor
+        from webharness.cdp.door import CdpDoor  # websockets: the cdp extra's, loaded if used
 
         door = CdpDoor(env, record=self._record)
         url = door.open()

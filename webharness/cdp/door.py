@@ -4,7 +4,7 @@
 ``cdp=True``: a WebSocket URL on 127.0.0.1 with an unguessable path, which
 ``playwright.chromium.connect_over_cdp`` and browser-use's ``cdp_url`` take. Through it the
 agent sees the episode's page (and the pages it opens beside it), nothing else
-(``webharness.browser.cdp_view``). Each step it takes (``cdp_steps``) is an env step of
+(``webharness.browser.cdp_view``). Each step it takes (``webharness.cdp.steps``) is an env step of
 its own: ``env.step(actions.Performed(action))``, so the trace, the wrappers' alignment
 and diagnosis, ``webharness score`` and the report read it as any agent's.
 
@@ -30,8 +30,8 @@ from webharness import actions as A
 from webharness.browser.cdp_mux import CdpMux
 from webharness.browser.cdp_view import EpisodeView
 from webharness.browser.page_scripts import page_digest_script
+from webharness.cdp.steps import StepReader
 from webharness.errors import BrowserError, WebHarnessError
-from webharness.external.cdp_steps import StepReader
 from webharness.origins import origin_of
 
 StepOutput = tuple[Any, Any, bool, bool, dict[str, Any]]  # what env.step returns
