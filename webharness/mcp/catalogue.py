@@ -149,7 +149,8 @@ def checked_arguments(
 def _not_served(tools: dict[str, ToolDef], name: str) -> str:
     """Why ``name`` cannot be called: the option that serves it, or the names it is near."""
     vision = {t.name for t in playwright_tools() if t.caps == "vision"}
-    option = "--caps vision" if name in vision else _OPTION_OF.get(name)
+    option = "--caps vision (in webharness run: mcp[vision=true])" if name in vision else None
+    option = option or _OPTION_OF.get(name)
     if option is not None:
         return f"Tool {name!r} is not served: start webharness mcp with {option} to use it"
     return f"Tool {name!r} not found.{did_you_mean(name, tools)}"
