@@ -26,7 +26,7 @@ from door_modes import env_steps, open_form, run_modes  # benchmarks/, run as a 
 from playwright.async_api import async_playwright
 
 from webharness.browser.shared import keep_browser
-from webharness.external.cdp_door import CdpDoor
+from webharness.cdp.door import CdpDoor
 
 ENV_ID = "WebEval/form-v0"
 

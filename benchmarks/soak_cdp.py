@@ -22,7 +22,7 @@ from playwright.async_api import async_playwright
 
 from webharness.browser.process_tree import descendants
 from webharness.browser.shared import keep_browser
-from webharness.external.cdp_door import attach
+from webharness.cdp.door import attach
 
 
 def resident_mb() -> float:

@@ -212,7 +212,8 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
         if ended_by is None and page is not None and page.done:
             ended_by = EndedBy.TASK  # the page ended its own episode (MiniWoB++'s done)
         terminated = ended_by is not None
-        truncated = not terminated and self._steps >= self.max_steps
+        failed = action.failed if isinstance(action, A.Performed) else None
+        truncated = not terminated and (self._steps >= self.max_steps or failed is not None)
         wait_ms = settle_ms(episode.task.spec.success)
         if (terminated or truncated) and not success and wait_ms:
             try:  # an app that saves asynchronously: wait, bounded, for "eventually"
@@ -232,8 +233,9 @@ class WebEvalEnv(gym.Env[dict[str, Any], Any]):
                 truncated=truncated,
                 success=success,
                 final_answer=episode.final_answer,
-                ended_by=ended_by or EndedBy.MAX_STEPS,
+                ended_by=ended_by or (EndedBy.AGENT_ERROR if failed else EndedBy.MAX_STEPS),
                 asked_user=episode.asked_user,
+                error=failed if not terminated else None,
                 criteria_error=info["criteria_error"],
             )
         reward = _reward(terminated or truncated, success, page)

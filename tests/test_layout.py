@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("webharness.apps",),  # a task's own server process (its process group, as a browser's)
     ("webharness.episode",),
     ("webharness.envs",),
+    ("webharness.cdp",),  # an episode's browser handed to an agent that drives it (CDP)
     ("webharness.golden", "webharness.perturbations"),
     ("webharness.wrappers",),
     ("webharness.agents",),

@@ -9,7 +9,7 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import gymnasium as gym
@@ -17,18 +17,10 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
-from webharness.external.cdp_door import attach
-from webharness.wrappers import FailureAnnotation, GoldenTraceAlignment
+from webharness.cdp.door import attach
 
-TASK, SEED = "WebEval/form-v0", 0
+SEED = 0  # of the conftest's task, form-v0
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def env(browser: None) -> Iterator[gym.Env]:
-    env = FailureAnnotation(GoldenTraceAlignment(gym.make(TASK, cdp=True, obs_mode="text")))
-    yield env
-    env.close()
 
 
 async def golden_script(page: Page, save: bool = True) -> None:

@@ -126,3 +126,8 @@ def test_the_vision_tools_are_served_with_the_vision_capability_only() -> None:
     assert "browser_mouse_click_xy" not in served_tools(vision=False, reset=False)
     assert "browser_mouse_click_xy" in served_tools(vision=True, reset=False)
     assert "webharness_reset" not in served_tools(vision=True, reset=False)
+
+
+def test_a_coordinate_tool_without_vision_names_the_option(runner: ToolRunner) -> None:
+    text = error_text(runner, "browser_mouse_click_xy", {"x": 1, "y": 2})
+    assert "is not served: start webharness mcp with --caps vision" in text

@@ -18,7 +18,7 @@ from playwright.async_api import async_playwright
 from websockets.asyncio.client import ClientConnection, connect
 
 from tests.reliability.conftest import LocalServer, hostile_env
-from webharness.external.cdp_door import attach
+from webharness.cdp.door import attach
 
 _IDS = itertools.count(1)
 

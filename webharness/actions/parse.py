@@ -264,9 +264,15 @@ class Performed:
 
     The agent drives the page over CDP (``webharness.attach``); ``env.step`` lets the page
     settle and observes it as after the action, but does not act. The trace keeps the action.
+
+    ``failed`` says the agent failed before it ended the episode (its exception, as
+    ``webharness.play_attached`` names it): the step observes the page as the agent left it
+    and truncates the episode, ``agent_error``, with that error, as the runner ends an agent
+    process that fails.
     """
 
     action: Action
+    failed: str | None = None
 
 
 def step_action(action: object) -> tuple[Action, ActionResult | None]:

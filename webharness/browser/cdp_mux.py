@@ -7,7 +7,8 @@ its own, and their messages reach it alone. A client with an ``EpisodeView`` (an
 sees its episode's context only (``cdp_view``); the harness's own client (Playwright's
 ``connect_over_cdp``) sees all. Every command an agent sends goes to ``on_command`` first,
 with whether its view refused it, so the harness sees each step the agent takes
-(``webharness.external.cdp_steps``).
+(``webharness.cdp.steps``); what the hook returns runs once the browser has
+answered the command, before the agent gets the answer (the page as a script left it).
 
 ``GET /<token>/json/version`` answers as Chromium's does, so a client given an http URL
 (browser-use's ``cdp_url``) finds the WebSocket.
@@ -34,8 +35,11 @@ from webharness.errors import BrowserError
 
 HOST = "127.0.0.1"
 REQUEST_TIMEOUT_S = 30.0
-# a command's method, params and session, and whether the client's view refused it
-CommandHook = Callable[[str, dict[str, Any], str | None, bool], Awaitable[None]]
+# run once the browser has answered a command, before its client gets the answer
+AfterHook = Callable[[], Awaitable[None]]
+# a command's method, params and session, and whether the client's view refused it; what
+# to run once the browser has answered it, if anything
+CommandHook = Callable[[str, dict[str, Any], str | None, bool], Awaitable[AfterHook | None]]
 
 
 @dataclass
@@ -63,6 +67,7 @@ class _Pending:
     method: str
     at_root: bool
     future: asyncio.Future[dict[str, Any]] | None = None
+    after: AfterHook | None = None  # the door's, before the client gets the answer
 
 
 class CdpMux:
@@ -77,6 +82,7 @@ class CdpMux:
         self._owners: dict[str, _Client] = {}  # session id -> its client
         self._doors: dict[str, _Door] = {}
         self._server: Server | None = None
+        self._afters: set[asyncio.Task[None]] = set()  # answers held for their after hooks
         self.port = 0
 
     async def start(self) -> None:
@@ -192,10 +198,9 @@ class CdpMux:
             return client.send(_error(cid, session, str(exc)))
         if isinstance(checked, Answer):
             return client.send({"id": cid, "result": checked.result, **_session(session)})
-        if on_command is not None:
-            await on_command(method, checked, session, False)
+        after = await on_command(method, checked, session, False) if on_command else None
         uid = next(self._ids)
-        self._pending[uid] = _Pending(client, cid, method, at_root)
+        self._pending[uid] = _Pending(client, cid, method, at_root, after=after)
         self.pipe.send(
             {"id": uid, "method": method, "params": checked, "sessionId": session or client.root}
         )
@@ -247,12 +252,24 @@ class CdpMux:
             reply["result"] = client.view.result(pending.method, result) if client.view else result
         if not pending.at_root:
             reply["sessionId"] = message.get("sessionId")
-        client.send(reply)
+        if pending.after is None:
+            return client.send(reply)
+        task = asyncio.get_running_loop().create_task(_after(pending.after, client, reply))
+        self._afters.add(task)
+        task.add_done_callback(self._afters.discard)
 
     def _note_target(self, params: dict[str, Any]) -> None:
         info = params.get("targetInfo")
         if isinstance(info, dict) and "browserContextId" in info:
             self.contexts[info["targetId"]] = info["browserContextId"]
+
+
+async def _after(hook: AfterHook, client: _Client, reply: dict[str, Any]) -> None:
+    """Run the door's hook, then give the client its answer (whatever the hook did)."""
+    try:
+        await hook()
+    finally:
+        client.send(reply)
 
 
 def _error(cid: int, session: str | None, message: str) -> dict[str, Any]:

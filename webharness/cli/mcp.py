@@ -33,6 +33,11 @@ def add_parsers(sub: Any) -> None:
         "--caps", default="", help="'vision': also the coordinate tools (browser_mouse_*_xy)"
     )
     mcp.add_argument(
+        "--cdp",
+        action="store_true",
+        help="also serve each episode's browser over CDP (webharness_cdp_url; webharness[cdp])",
+    )
+    mcp.add_argument(
         "--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio"
     )
     mcp.add_argument("--port", type=int, default=0, help="the HTTP port (0: a free one)")
@@ -76,9 +81,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         tasks=tuple(select_tasks(args.tasks)) if args.tasks else (env_id,),
         vision="vision" in caps,
         upload_dir=_upload_dir(args.upload_dir),
+        cdp=args.cdp,
     )
     if not args.http:
-        anyio.run(serve_stdio, McpEpisode(config))
+        anyio.run(serve_stdio, McpEpisode(config, on_door=_print_door))
         return 0
     endpoints = EpisodeEndpoints()
     endpoint = endpoints.add(config)
@@ -94,6 +100,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except OSError as exc:  # the port is taken, or not ours to bind
         raise ConfigError("port", args.port, f"cannot listen there: {exc.strerror}") from None
     return 0
+
+
+def _print_door(url: str) -> None:
+    """Over stdio, each episode's CDP URL on stderr as its door opens (``--cdp``)."""
+    print(f"CDP endpoint: {url}", file=sys.stderr, flush=True)
 
 
 def _viewport(text: str) -> tuple[int, int]:

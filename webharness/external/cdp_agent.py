@@ -1,11 +1,11 @@
 """An agent that drives its own browser, run as its own process:
 ``webharness run --agents 'cdp[command="python my_agent.py --cdp {cdp_url} --goal {goal}"]'``.
 
-Its door is the episode's browser over CDP (``cdp_door``), given to the command as
+Its door is the episode's browser over CDP (``webharness.cdp.door``), given to the command as
 ``{cdp_url}``, a WebSocket URL; browser-use's ``cdp_url`` and Playwright's
 ``connect_over_cdp`` take it. The simulated user answers at ``{ask_url}``
 (``ask_endpoint``). Its env serves CDP (the runner makes it with ``cdp=True``).
-The steps it takes are read from its commands (``cdp_steps``); its last one is recorded
+The steps it takes are read from its commands (``webharness.cdp.steps``); its last one is recorded
 when its process ends. The rest is ``ExternalAgent``'s.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from webharness import actions as A
+from webharness.cdp.door import CdpDoor
 from webharness.external.ask_endpoint import AskEndpoint
-from webharness.external.cdp_door import CdpDoor
 from webharness.external.external_agent import ExternalAgent
 from webharness.external.recorded_episode import RecordedEpisode
 

@@ -58,6 +58,15 @@ class RecordedEpisode:
         return self._last
 
     @property
+    def cdp(self) -> bool:
+        """False: the runner's CDP agent gets its URL as ``{cdp_url}``, not as a tool."""
+        return False
+
+    def cdp_url(self) -> str:
+        """Not offered (``cdp``)."""
+        raise WebHarnessError("the runner gives a CDP agent its URL as {cdp_url}")
+
+    @property
     def goal(self) -> str:
         """The episode's instruction."""
         return str(self._last.info["task"].instruction)

@@ -94,6 +94,17 @@ RESET_TOOL = ToolDef(
     ),
     "webharness",
 )
+CDP_TOOL = ToolDef(
+    "webharness_cdp_url",
+    "The episode's browser over the Chrome DevTools Protocol: a WebSocket URL for "
+    "Playwright's connect_over_cdp or browser-use's cdp_url. Each action taken through it is "
+    "a step of the episode; each episode has a URL of its own.",
+    _object({}, []),
+    "webharness",
+)
+# Tools served only with an option of ``webharness mcp``: the option, for the error that
+# names it when one is called without it.
+_OPTION_OF = {CDP_TOOL.name: "--cdp"}
 
 
 @cache
@@ -106,11 +117,12 @@ def playwright_tools() -> tuple[ToolDef, ...]:
     )
 
 
-def served_tools(vision: bool, reset: bool) -> dict[str, ToolDef]:
+def served_tools(vision: bool, reset: bool, cdp: bool = False) -> dict[str, ToolDef]:
     """The tools a server offers, by name: the core ones and the task tools, the coordinate
-    ones with ``vision``, ``webharness_reset`` with ``reset``."""
+    ones with ``vision``, ``webharness_reset`` with ``reset``, ``webharness_cdp_url`` with
+    ``cdp``."""
     tools = [t for t in playwright_tools() if t.caps == "core" or vision]
-    tools += [*_TASK_TOOLS, *([RESET_TOOL] if reset else [])]
+    tools += [*_TASK_TOOLS, *([RESET_TOOL] if reset else []), *([CDP_TOOL] if cdp else [])]
     return {t.name: t for t in tools}
 
 
@@ -125,13 +137,23 @@ def checked_arguments(
     """
     tool = tools.get(name)
     if tool is None:
-        raise ToolInputError(f"Tool {name!r} not found.{did_you_mean(name, tools)}")
+        raise ToolInputError(_not_served(tools, name))
     args = dict(arguments or {})
     validator = jsonschema.Draft202012Validator(tool.input_schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(args))
     if error is not None:
         raise ToolInputError(f"Invalid arguments for tool {name!r}: {_describe(error)}")
     return args
+
+
+def _not_served(tools: dict[str, ToolDef], name: str) -> str:
+    """Why ``name`` cannot be called: the option that serves it, or the names it is near."""
+    vision = {t.name for t in playwright_tools() if t.caps == "vision"}
+    option = "--caps vision (in webharness run: mcp[vision=true])" if name in vision else None
+    option = option or _OPTION_OF.get(name)
+    if option is not None:
+        return f"Tool {name!r} is not served: start webharness mcp with {option} to use it"
+    return f"Tool {name!r} not found.{did_you_mean(name, tools)}"
 
 
 def _describe(error: jsonschema.ValidationError) -> str:

@@ -4,13 +4,19 @@
 wrap it (perturbations, then ``RecordTrace`` when a folder is given, ``GoldenTraceAlignment``
 and ``FailureAnnotation``). Its methods are blocking; the server calls them from a worker
 thread, one at a time.
+
+With ``cdp`` (``webharness mcp --cdp``) each episode's browser is also served over CDP, as
+``webharness.attach`` serves it (a ``CdpDoor``): opened when the episode starts, closed when
+it ends. The steps the agent takes through it are env steps, in order with the tools'.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import gymnasium as gym
 import numpy as np
@@ -18,6 +24,10 @@ import numpy as np
 from webharness.actions import Action
 from webharness.errors import WebHarnessError, did_you_mean
 from webharness.trace.recorder import env_frame
+
+if TYPE_CHECKING:
+    from webharness.actions import Performed
+    from webharness.cdp.door import CdpDoor
 
 
 class EpisodeEndedError(WebHarnessError):
@@ -41,6 +51,7 @@ class EpisodeConfig:
         vision: also serve the coordinate tools (Playwright MCP's ``--caps vision``).
         upload_dir: the folder whose files ``browser_file_upload`` may give the page; None
             gives none.
+        cdp: also serve each episode's browser over CDP (``webharness_cdp_url``).
     """
 
     env_id: str
@@ -53,6 +64,7 @@ class EpisodeConfig:
     tasks: tuple[str, ...] = field(default_factory=tuple)
     vision: bool = False
     upload_dir: Path | None = None
+    cdp: bool = False
 
 
 @dataclass
@@ -73,8 +85,15 @@ class ServedEpisode(Protocol):
         """Whether the coordinate tools are served."""
 
     @property
+    def cdp(self) -> bool:
+        """Whether the episode's browser is served over CDP (``webharness_cdp_url``)."""
+
+    @property
     def last(self) -> StepResult:
         """The latest observation and info."""
+
+    def cdp_url(self) -> str:
+        """The running episode's CDP URL; after its end, ``EpisodeEndedError``."""
 
     @property
     def goal(self) -> str:
@@ -109,6 +128,7 @@ def make_env(config: EpisodeConfig) -> gym.Env:
         max_steps=config.max_steps,
         render_mode="rgb_array",
         upload_dir=config.upload_dir,
+        **({"cdp": True} if config.cdp else {}),
     )
     if config.perturbations:
         names, _, strength = config.perturbations.partition("@")
@@ -123,12 +143,15 @@ class McpEpisode:
 
     Args:
         config: the task and options.
+        on_door: called with each episode's CDP URL as its door opens (``config.cdp``).
     """
 
-    def __init__(self, config: EpisodeConfig) -> None:
-        self.config = config
+    def __init__(self, config: EpisodeConfig, on_door: Callable[[str], None] | None = None) -> None:
+        self.config, self.on_door = config, on_door
         self._env: gym.Env | None = None
         self._last: StepResult | None = None
+        self._door: CdpDoor | None = None
+        self._stepping = threading.Lock()  # the tools' steps and the CDP agent's, in turn
 
     # --- the episode ----------------------------------------------------------------------
     def reset(self, env_id: str | None = None, seed: int | None = None) -> StepResult:
@@ -138,19 +161,45 @@ class McpEpisode:
             _short_name(self.config.env_id),
         ):
             self._switch(env_id)
+        self._shut_door()
         env = self._ensure_env()
         obs, info = env.reset(seed=self.config.seed if seed is None else seed)
         self._last = StepResult(obs, info, ended=False)
+        if self.config.cdp:
+            self._open_door(env)
         return self._last
 
     def step(self, action: Action) -> StepResult:
-        """One env step; after the episode's end, ``EpisodeEndedError``."""
-        last = self.last
-        if last.ended:
-            raise EpisodeEndedError("the episode has ended (see ### Episode for what comes next)")
-        obs, _, terminated, truncated, info = self._ensure_env().step(action)
-        self._last = StepResult(obs, info, ended=bool(terminated or truncated))
-        return self._last
+        """One env step; after the episode's end, ``EpisodeEndedError``.
+
+        A step the CDP agent has done and that is not recorded yet is recorded first.
+        """
+        self.last  # noqa: B018 (starts the first episode when none has begun)
+        door = self._door
+        if door is not None:
+            door.flush()
+        result = self._step(action)
+        if result.ended:
+            self._shut_door()
+        return result
+
+    def cdp_url(self) -> str:
+        """The running episode's CDP URL (``config.cdp``); after its end, ``EpisodeEndedError``.
+
+        Raises:
+            WebHarnessError: the server serves no CDP.
+        """
+        if not self.config.cdp:
+            raise WebHarnessError(
+                "this server serves no CDP: start it with webharness mcp --cdp (webharness[cdp])"
+            )
+        door = self._door if not self.last.ended else None
+        if door is None or door.url is None:
+            raise EpisodeEndedError(
+                "the episode has ended, and its browser is no longer served over CDP: "
+                "webharness_reset starts the next episode, with a URL of its own"
+            )
+        return door.url
 
     @property
     def last(self) -> StepResult:
@@ -161,6 +210,11 @@ class McpEpisode:
     def vision(self) -> bool:
         """Whether the coordinate tools are served (``--caps vision``)."""
         return self.config.vision
+
+    @property
+    def cdp(self) -> bool:
+        """Whether each episode's browser is served over CDP (``--cdp``)."""
+        return self.config.cdp
 
     @property
     def goal(self) -> str:
@@ -176,11 +230,48 @@ class McpEpisode:
 
     def close(self) -> None:
         """Close the env and its browser."""
+        self._shut_door()
         if self._env is not None:
             self._env.close()
         self._env, self._last = None, None
 
     # --- helpers --------------------------------------------------------------------------
+    def _step(self, action: Action | Performed) -> StepResult:
+        with self._stepping:
+            if self._last is None or self._last.ended:
+                raise EpisodeEndedError(
+                    "the episode has ended (see ### Episode for what comes next)"
+                )
+            obs, _, terminated, truncated, info = self._ensure_env().step(action)
+            self._last = StepResult(obs, info, ended=bool(terminated or truncated))
+            return self._last
+
+    def _open_door(self, env: gym.Env) -> None:
+        from webharness.cdp.door import CdpDoor  # websockets: the cdp extra's, loaded if used
+
+        door = CdpDoor(env, record=self._record)
+        url = door.open()
+        self._door = door
+        if self.on_door is not None:
+            self.on_door(url)
+
+    def _record(self, action: Action | Performed) -> bool:
+        """A step the CDP agent took, in turn with the tools'; whether the episode ended."""
+        try:
+            ended = self._step(action).ended
+        except EpisodeEndedError:  # a tool ended it while the agent acted
+            return True
+        if ended:  # not from this thread: the door waits for this step to be recorded
+            threading.Thread(target=self._shut_door, name="webharness-cdp-shut").start()
+        return ended
+
+    def _shut_door(self) -> None:
+        """Record the CDP agent's last step and close its door, if one is open."""
+        with self._stepping:
+            door, self._door = self._door, None
+        if door is not None:
+            door.close()
+
     def _ensure_env(self) -> gym.Env:
         if self._env is None:
             self._env = make_env(self.config)

@@ -19,10 +19,12 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import BaseModel, ValidationError
 
 from webharness import __version__
+from webharness.errors import WebHarnessError
 from webharness.mcp.episodes import ServedEpisode
 from webharness.mcp.tools import ToolRunner
 
 GOAL_URI = "webharness://task/goal"
+CDP_URI = "webharness://episode/cdp_url"  # with --cdp: the running episode's CDP URL
 INSTRUCTIONS = (
     "A web task in a real browser, with Playwright MCP's tools. Read the goal with "
     "webharness_task, act with the browser_* tools, and end the episode with webharness_answer "
@@ -101,25 +103,43 @@ class McpMethods:
         message = types.PromptMessage(role="user", content=text)
         return types.GetPromptResult(description="The task's goal", messages=[message])
 
-    def list_resources(self) -> types.ListResourcesResult:
-        """The one resource: the task's goal."""
-        resource = types.Resource(
-            name="goal", uri=GOAL_URI, description="The task's goal", mime_type="text/plain"
-        )
-        return types.ListResourcesResult(resources=[resource])
+    def list_resources(self, session: str | None) -> types.ListResourcesResult:
+        """The task's goal, and with ``--cdp`` the running episode's CDP URL."""
+        resources = [
+            types.Resource(
+                name="goal", uri=GOAL_URI, description="The task's goal", mime_type="text/plain"
+            )
+        ]
+        if self._runner(session)[0].episode.cdp:
+            described = "The running episode's browser over CDP (a WebSocket URL)"
+            resources.append(
+                types.Resource(
+                    name="cdp_url", uri=CDP_URI, description=described, mime_type="text/plain"
+                )
+            )
+        return types.ListResourcesResult(resources=resources)
 
     def read_resource(
         self, session: str | None, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        """The goal as text; another URI is an invalid-params error."""
-        if str(params.uri) != GOAL_URI:
+        """The goal or the CDP URL as text; another URI is an invalid-params error, and so
+        is the CDP URL without ``--cdp`` or after the episode's end."""
+        uri = str(params.uri)
+        if uri == CDP_URI:
+            runner, turn = self._runner(session)
+            try:
+                with turn:
+                    text = str(runner.episode.cdp_url())
+            except WebHarnessError as exc:
+                raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        elif uri == GOAL_URI:
+            text = self.goal(session)
+        else:
+            known = ", ".join(r.uri for r in self.list_resources(session).resources)
             raise MCPError(
-                types.INVALID_PARAMS,
-                f"resource {params.uri!r} not found: the one resource is {GOAL_URI}",
+                types.INVALID_PARAMS, f"resource {params.uri!r} not found: the resources: {known}"
             )
-        contents = types.TextResourceContents(
-            uri=GOAL_URI, text=self.goal(session), mime_type="text/plain"
-        )
+        contents = types.TextResourceContents(uri=uri, text=text, mime_type="text/plain")
         return types.ReadResourceResult(contents=[contents])
 
     def answer(self, session: str | None, method: str, params: Any) -> BaseModel:
@@ -139,7 +159,7 @@ class McpMethods:
             case "prompts/get":
                 return self.get_prompt(session, _params(types.GetPromptRequestParams, params))
             case "resources/list":
-                return self.list_resources()
+                return self.list_resources(session)
             case "resources/read":
                 read = _params(types.ReadResourceRequestParams, params)
                 return self.read_resource(session, read)

@@ -34,7 +34,7 @@ def build_server(episode: ServedEpisode, *, reset: bool) -> Server[Any]:
         return await anyio.to_thread.run_sync(methods.get_prompt, None, params)
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-        return methods.list_resources()
+        return methods.list_resources(None)
 
     async def read_resource(
         ctx: Any, params: types.ReadResourceRequestParams

@@ -46,7 +46,7 @@ class ToolRunner:
 
     def __init__(self, episode: ServedEpisode, reset: bool) -> None:
         self.episode = episode
-        self.tools = served_tools(episode.vision, reset)
+        self.tools = served_tools(episode.vision, reset, episode.cdp)
 
     @property
     def _can_reset(self) -> bool:
@@ -156,6 +156,12 @@ class ToolRunner:
     def _task(self, args: dict[str, Any]) -> types.CallToolResult:
         return text_result([section("Result", self.episode.goal)])
 
+    def _cdp_url(self, args: dict[str, Any]) -> types.CallToolResult:
+        url = self.episode.cdp_url()
+        reply = text_result([section("Result", url)])
+        reply.structured_content = {"cdp_url": url}
+        return reply
+
     def _reset(self, args: dict[str, Any]) -> types.CallToolResult:
         result = self.episode.reset(args.get("task"), args.get("seed"))
         task = result.info["task"]
@@ -190,5 +196,6 @@ _OBSERVATIONS = {
     "browser_close": ToolRunner._close,
     "browser_handle_dialog": ToolRunner._dialog,
     "webharness_task": ToolRunner._task,
+    "webharness_cdp_url": ToolRunner._cdp_url,
     "webharness_reset": ToolRunner._reset,
 }

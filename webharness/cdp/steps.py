@@ -19,8 +19,11 @@ agent's trace lines up with the golden paths step for step.
 - **A script that changes the page**: the agent's ``Runtime.evaluate`` or
   ``Runtime.callFunctionOn`` (Playwright's ``select_option`` is one) is a ``script`` step
   when the page's digest (``js/page_digest.js``: URL, title, form values, element count,
-  text length) differs before the agent's next step from what it was after the last one.
-  Scripts that only read (the queries every CDP client sends) are no steps.
+  text length) differs once the browser has answered it (before the agent has the answer)
+  from what it was when the script came: a change the page makes by itself between two
+  scripts (a toast going) is no step, and two scripts that each change it are two steps.
+  Scripts that only read (the queries every CDP client sends) are no steps. Each script
+  costs two reads of the digest; other commands none.
 
 Pointer moves alone (a hover) are no steps. A step is recorded once it is done: when the
 agent sends its next command (it has had the browser's answer by then), or when the
@@ -34,6 +37,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from webharness import actions as A
+from webharness.browser.cdp_mux import AfterHook
 
 # Input.dispatchKeyEvent's modifiers bit field, and the names Playwright gives them.
 _MODIFIERS = ((1, "Alt"), (2, "Control"), (4, "Meta"), (8, "Shift"))
@@ -54,49 +58,55 @@ class StepReader:
 
     def __init__(self, record: Record, probe: Probe | None = None) -> None:
         self.record, self.probe = record, probe
-        # the page's digest after the last step recorded, read when the first script after
-        # it arrives (before the browser runs it): steps without scripts cost no read
-        self._digest: int | None = None
-        self._script: str | None = None  # the last script run since then
         self._done: A.Action | None = None  # a finished step, not recorded yet
         self._press: dict[str, Any] | None = None  # the button held down
         self._typed = ""  # the typing run going on
 
     async def on_command(
         self, method: str, params: dict[str, Any], session: str | None, refused: bool = False
-    ) -> None:
+    ) -> AfterHook | None:
         """Take one command the agent sends, before the browser runs it (``refused``: the
-        door answered it with an error instead)."""
+        door answered it with an error instead); returns what to run once the browser has
+        answered it (a script's second read of the digest)."""
         if refused:
-            return await self._refused(method, params)
-        if not method.startswith("Input.") and not method.startswith("Page.navigat"):
+            await self._refused(method, params)
+        elif not method.startswith("Input.") and not method.startswith("Page.navigat"):
             return await self._other(method, params)
-        if method == "Input.insertText":
-            return await self._type(str(params.get("text", "")))
-        if method == "Input.dispatchKeyEvent":
-            return await self._key(params)
-        if method == "Input.dispatchMouseEvent":
-            return await self._mouse(params)
-        if method == "Page.navigate":
-            return await self._step(A.Goto(url=str(params.get("url", ""))))
-        if method == "Page.navigateToHistoryEntry":
-            return await self._step(A.GoBack())
+        elif method == "Input.insertText":
+            await self._type(str(params.get("text", "")))
+        elif method == "Input.dispatchKeyEvent":
+            await self._key(params)
+        elif method == "Input.dispatchMouseEvent":
+            await self._mouse(params)
+        elif method == "Page.navigate":
+            await self._step(A.Goto(url=str(params.get("url", ""))))
+        elif method == "Page.navigateToHistoryEntry":
+            await self._step(A.GoBack())
+        return None
 
     async def flush(self) -> None:
         """Record what is done and not recorded yet (the episode ends)."""
         await self._end_typing()
         await self._record_done()
-        await self._script_step()
 
-    async def _other(self, method: str, params: dict[str, Any]) -> None:
-        """A script or a query: the step before it is over (its answer has come)."""
+    async def _other(self, method: str, params: dict[str, Any]) -> AfterHook | None:
+        """A script or a query: the step before it is over (its answer has come). A script
+        is a step of its own when the page's digest differs once it has run."""
         await self._end_typing()
         await self._record_done()
-        if method in SCRIPT_METHODS and self.probe is not None:
-            source = params.get("expression") or params.get("functionDeclaration") or ""
-            self._script = " ".join(str(source).split())[:SCRIPT_TEXT_CHARS]
-            if self._digest is None:
-                self._digest = await self.probe()
+        probe = self.probe
+        if method not in SCRIPT_METHODS or probe is None:
+            return None
+        source = params.get("expression") or params.get("functionDeclaration") or ""
+        script = A.Script(text=" ".join(str(source).split())[:SCRIPT_TEXT_CHARS])
+        before = await probe()
+
+        async def after() -> None:
+            if await probe() != before:
+                await self._record_done()  # a script's, done before this one's answer came
+                self._done = script
+
+        return after
 
     async def _refused(self, method: str, params: dict[str, Any]) -> None:
         """A refused navigation is a step at once, the env's own ``goto`` (which the env
@@ -104,22 +114,12 @@ class StepReader:
         if method == "Page.navigate":
             await self._end_typing()
             await self._record_done()
-            await self._script_step()
             await self.record(A.Goto(url=str(params.get("url", ""))))
-            self._digest = None
-
-    async def _script_step(self) -> None:
-        """The scripts since the last step, as a step of their own if they changed the page."""
-        script, self._script = self._script, None
-        if script is not None and self.probe is not None and await self.probe() != self._digest:
-            await self._recorded(A.Script(text=script))
 
     # --- input -----------------------------------------------------------------------------
     async def _type(self, text: str) -> None:
         if text:
             await self._record_done()
-            if not self._typed:
-                await self._script_step()
             self._typed += text
 
     async def _key(self, params: dict[str, Any]) -> None:
@@ -144,7 +144,6 @@ class StepReader:
             if self._again(point, int(params.get("clickCount", 1))):
                 return
             await self._record_done()
-            await self._script_step()
             self._press = {**params, "point": point}
         elif kind == "mouseReleased" and self._press is not None:
             start, self._press = self._press, None
@@ -172,7 +171,6 @@ class StepReader:
     async def _step(self, action: A.Action) -> None:
         await self._end_typing()
         await self._record_done()
-        await self._script_step()
         self._done = action
 
     async def _end_typing(self) -> None:
@@ -183,8 +181,4 @@ class StepReader:
     async def _record_done(self) -> None:
         done, self._done = self._done, None
         if done is not None:
-            await self._recorded(done)
-
-    async def _recorded(self, action: A.Action) -> None:
-        await self.record(A.Performed(action))
-        self._digest = None  # read again at the next script, if one comes
+            await self.record(A.Performed(done))

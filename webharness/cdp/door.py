@@ -4,7 +4,7 @@
 ``cdp=True``: a WebSocket URL on 127.0.0.1 with an unguessable path, which
 ``playwright.chromium.connect_over_cdp`` and browser-use's ``cdp_url`` take. Through it the
 agent sees the episode's page (and the pages it opens beside it), nothing else
-(``webharness.browser.cdp_view``). Each step it takes (``cdp_steps``) is an env step of
+(``webharness.browser.cdp_view``). Each step it takes (``webharness.cdp.steps``) is an env step of
 its own: ``env.step(actions.Performed(action))``, so the trace, the wrappers' alignment
 and diagnosis, ``webharness score`` and the report read it as any agent's.
 
@@ -20,20 +20,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import gymnasium as gym
 
 from webharness import actions as A
+from webharness.browser.cdp_mux import CdpMux
 from webharness.browser.cdp_view import EpisodeView
 from webharness.browser.page_scripts import page_digest_script
-from webharness.errors import WebHarnessError
-from webharness.external.cdp_steps import StepReader
+from webharness.cdp.steps import StepReader
+from webharness.errors import BrowserError, WebHarnessError
 from webharness.origins import origin_of
 
 StepOutput = tuple[Any, Any, bool, bool, dict[str, Any]]  # what env.step returns
+# an agent that drives its own browser: given the CDP URL, it returns its final answer
+# (None: it ends with done())
+CdpAgentFn = Callable[[str], Awaitable[str | None]]
 OPEN_TIMEOUT_S = 30.0
+logger = logging.getLogger(__name__)
 
 
 class CdpDoor:
@@ -60,9 +66,11 @@ class CdpDoor:
         if unwrapped.episode is None or unwrapped.runtime is None:
             raise WebHarnessError("no episode is running: call env.reset() before attaching")
         self.env, self.unwrapped = env, unwrapped
-        self.record = record or (lambda step: _ended(env.step(step)))
+        self.record = record or self._env_step
         self.ended = False  # a step the agent took ended the episode
+        self.last: StepOutput | None = None  # env.step's output of the last step recorded
         self.url: str | None = None
+        self._probe: str | None = None  # the door's own session on the page, for its digest
         self.reader = StepReader(self._record, self._digest)
 
     def open(self) -> str:
@@ -85,7 +93,7 @@ class CdpDoor:
         mux = runtime.host.mux
         self.flush()
         if mux is not None:
-            runtime.run(mux.shut(self.url), OPEN_TIMEOUT_S)
+            runtime.run(self._shut(mux, self.url), OPEN_TIMEOUT_S)
         self.url = None
 
     async def _open(self) -> str:
@@ -103,16 +111,29 @@ class CdpDoor:
         mux = self.unwrapped.runtime.host.mux
         if mux is None:
             raise WebHarnessError("the env's browser serves no CDP (it was not launched yet)")
+        target = {"targetId": info["targetInfo"]["targetId"], "flatten": True}
+        self._probe = (await mux.request("Target.attachToTarget", target))["sessionId"]
         return str(mux.open(view, self.reader.on_command))
 
+    async def _shut(self, mux: CdpMux, url: str) -> None:
+        await mux.shut(url)
+        probe, self._probe = self._probe, None
+        if probe is not None:
+            with contextlib.suppress(BrowserError):  # the page is gone already
+                await mux.request("Target.detachFromTarget", {"sessionId": probe})
+
     async def _digest(self) -> int:
-        """The page's digest (``js/page_digest.js``); -1 while it cannot be read (it is
-        between documents)."""
+        """The page's digest (``js/page_digest.js``), read over the door's own session on
+        the page (a pipe's round trip: each script of the agent's costs two); -1 while it
+        cannot be read (the page is between documents)."""
+        mux = self.unwrapped.runtime.host.mux
+        expression = {"expression": f"({page_digest_script()})()", "returnByValue": True}
         try:
-            page = self.unwrapped.episode.session.page
-            return int(await page.evaluate(page_digest_script()))
-        except Exception:  # Playwright's Error: a navigation destroyed the context
+            answer = await mux.request("Runtime.evaluate", expression, session=self._probe)
+        except BrowserError:  # no document to run in: a navigation destroyed the context
             return -1
+        value = answer.get("result", {}).get("value")
+        return value if isinstance(value, int) else -1
 
     async def _record(self, action: A.Action | A.Performed) -> None:
         if not self.ended:
@@ -121,9 +142,9 @@ class CdpDoor:
     def _step(self, action: A.Action | A.Performed) -> None:
         self.ended = self.record(action)
 
-
-def _ended(output: StepOutput) -> bool:
-    return bool(output[2] or output[3])
+    def _env_step(self, action: A.Action | A.Performed) -> bool:
+        self.last = self.env.step(action)
+        return bool(self.last[2] or self.last[3])
 
 
 @contextlib.asynccontextmanager
@@ -140,3 +161,53 @@ async def attach(env: gym.Env) -> AsyncIterator[str]:
         yield url
     finally:
         await asyncio.to_thread(door.close)
+
+
+async def play_attached(env: gym.Env, agent: CdpAgentFn) -> StepOutput:
+    """Let ``agent`` play the episode running in ``env`` over CDP; end it with its answer.
+
+    ``agent`` is an async callable given the episode's CDP URL (as ``attach`` yields it).
+    Each step it takes is an env step; once it returns, its last step is recorded, its
+    connections are closed, and the episode ends with its answer: a str is the final
+    answer (``send_msg_to_user``), None is ``done()``. A step of its that ended the episode
+    already (the step budget) stays the end.
+
+    An agent that raises (or returns anything but a str or None) is ended as the runner
+    ends an agent process that fails: its door is closed, its last step recorded, and one
+    more step observes the page as it left it and truncates the episode, ``agent_error``,
+    with the exception named in ``info["episode_end"].error`` (and logged). Cancelling the
+    coroutine closes the door and leaves the episode as it is.
+
+    Returns:
+        The last step's ``(obs, reward, terminated, truncated, info)``.
+
+    Example:
+        >>> async def agent(cdp_url: str) -> str:  # doctest: +SKIP
+        ...     async with async_playwright() as playwright:
+        ...         browser = await playwright.chromium.connect_over_cdp(cdp_url)
+        ...         ...  # each action: one env step
+        ...         return "Added Thea Olsen."
+        >>> env.reset(seed=0)  # doctest: +SKIP
+        >>> obs, reward, terminated, truncated, info = asyncio.run(
+        ...     webharness.play_attached(env, agent))  # doctest: +SKIP
+    """
+    door = CdpDoor(env)
+    url = await asyncio.to_thread(door.open)
+    try:
+        answer = await agent(url)
+        if answer is not None and not isinstance(answer, str):
+            raise TypeError(
+                f"the agent returned {answer!r} ({type(answer).__name__}): return its final "
+                "answer as a str, or None to end with done()"
+            )
+        done = answer is None
+        ending: A.Action | A.Performed = A.Done() if done else A.SendMsgToUser(text=answer)
+    except Exception as exc:  # the agent's failure, never the harness's
+        logger.warning("the CDP agent failed; its episode ends as agent_error", exc_info=True)
+        failed = f"the agent raised {type(exc).__name__}: {str(exc)[:300]}"
+        ending = A.Performed(A.Noop(), failed=failed)
+    finally:
+        await asyncio.to_thread(door.close)
+    if door.ended and door.last is not None:
+        return door.last
+    return await asyncio.to_thread(env.step, ending)
