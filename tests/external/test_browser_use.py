@@ -51,7 +51,6 @@ AGENT_TIMEOUT_S = 150  # one episode of browser-use, its start (~10 s of imports
 # sending the page anything. So it is no step of the trace (the twin's click on a stale ref
 # is one, refused by the env), and the episode fails for its claim: its failure step has
 # the twin's number, but there it is the claim, where the twin's is the refused click.
-ONE_SCRIPT_STEP = {"WebEval/search-v0"}  # its golden path's two selects make one step
 DIFFERENCES = {"stale": {"failure_code": "task_incomplete", "root_cause": "decision"}}
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # three runs of browser-use processes
@@ -212,17 +211,16 @@ def test_browser_use_played_golden_passes_every_scenario_and_seed(golden: list[A
 
 
 def test_its_trace_follows_the_golden_path_step_for_step(golden: list[Any]) -> None:
-    """Its own scripts (the overlays it draws) are no steps; a script that changes the page
-    is, but two in a row with nothing between are one (search's two selects). A trace may
-    leave the alignment at its last step before the answer: a change the page made on its
-    own after the last act (a toast going after 4 s), read as a script step when browser-use
-    is slow to answer (docs/own-browser.md)."""
+    """Its own scripts (the overlays it draws) are no steps; each script that changes the
+    page is one (search's two selects, two steps). A trace may leave the alignment at its
+    last step, the answer (seen once in three runs, form seed 0, under load; not pinned
+    down)."""
     diverged = {
-        a.scenario_id
+        (a.scenario_id, a.seed, a.first_divergence_step)
         for a in golden
-        if a.first_divergence_step is not None and a.first_divergence_step < a.steps - 1
+        if a.first_divergence_step is not None and a.first_divergence_step < a.steps
     }
-    assert diverged == ONE_SCRIPT_STEP
+    assert diverged == set()
 
 
 def test_its_final_result_and_its_models_tokens_are_recorded(golden: list[Any]) -> None:
