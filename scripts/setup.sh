@@ -44,6 +44,8 @@ scripts/setup_js_checks.sh &
 js_checks=$!
 scripts/setup_playwright_mcp.sh &
 playwright_mcp=$!
+scripts/setup_stagehand.sh &
+stagehand=$!
 trap 'wait' EXIT
 
 if [ ! -x .venv/bin/python ]; then
@@ -75,3 +77,4 @@ wait "$components"
 wait "$widgets"
 wait "$js_checks"
 wait "$playwright_mcp"
+wait "$stagehand"

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,12 +26,11 @@ from typing import Any
 import gymnasium as gym
 import pytest
 
+from tests.support.agent_runs import run_agents
 from tests.support.browser_use_model import FAULTS, BrowserUseModel, plan_of
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.mcp_clients import oracle_actions
 from tests.support.static_server import serving_with
-from webharness.agents.specs import parse_agent_spec
-from webharness.reporting.records import read_attempts
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = REPO / ".venv-browser-use" / "bin" / "python"
@@ -111,19 +108,8 @@ def model(offsite: Offsite) -> Iterator[FakeOpenAI]:
 def run(
     agents: dict[str, str], tasks: list[str], seeds: str, out: Path, llm: str
 ) -> dict[str, list[Any]]:
-    """One ``webharness run`` of ``agents``; their attempts by name."""
-    done = subprocess.run(
-        [sys.executable, "-m", "webharness.cli", "run", "--agents", ",".join(agents.values()),
-         "--tasks", ",".join(tasks), "--seeds", seeds, "--workers", "2", "--obs-mode", "text",
-         "--llm-proxy", llm, "--out", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    labels = {parse_agent_spec(spec).label: name for name, spec in agents.items()}
-    by_name: dict[str, list[Any]] = {name: [] for name in agents}
-    for attempt in read_attempts(out / "results.jsonl"):
-        by_name[labels[attempt.runner]].append(attempt)
-    return by_name
+    """One ``webharness run`` of ``agents`` through the LLM proxy; their attempts by name."""
+    return run_agents(agents, tasks, seeds, out, "--llm-proxy", llm, timeout_s=RUN_TIMEOUT_S)
 
 
 CLAIM = "send_msg_to_user('Saved it.')"

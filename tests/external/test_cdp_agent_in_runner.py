@@ -5,18 +5,14 @@ it started, and an agent's answer is read from its ``{result_file}``."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from webharness.agents.specs import parse_agent_spec
-from webharness.reporting.records import read_attempts
+from tests.support.agent_runs import run_agents
 from webharness.trace.io import load_trace
 
-REPO = Path(__file__).resolve().parents[2]
 AGENT = f"{sys.executable} -m tests.support.playwright_cdp_agent --cdp {{cdp_url}} --goal {{goal}}"
 RESULT = f"{sys.executable} -m tests.support.result_file_agent --result {{result_file}}"
 
@@ -34,19 +30,7 @@ def run(browser: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, An
         "file": f'cdp[command="{RESULT} --answer Saved.",answer=file]',
         "garbage": f'cdp[command="{RESULT} --garbage",answer=file]',
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "webharness.cli", "run", "--agents", ",".join(agents.values()),
-         "--tasks", "form", "--seeds", "0-1", "--workers", "2", "--obs-mode", "text",
-         "--out", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    attempts = read_attempts(out / "results.jsonl")
-    labels = {parse_agent_spec(spec).label: name for name, spec in agents.items()}
-    by_name: dict[str, list[Any]] = {name: [] for name in agents}
-    for attempt in attempts:
-        by_name[labels[attempt.runner]].append(attempt)
-    return {"attempts": by_name, "out": out}
+    return {"attempts": run_agents(agents, ["form"], "0-1", out), "out": out}
 
 
 def test_a_playwright_script_passes_every_seed(run: dict[str, Any]) -> None:
