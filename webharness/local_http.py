@@ -9,12 +9,14 @@ connections, then waits for the requests in flight, so nothing is left running.
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 HOST = "127.0.0.1"  # never another interface: these servers act for whoever calls them
+log = logging.getLogger(__name__)
 
 
 class LocalServer(ThreadingHTTPServer):
@@ -28,6 +30,9 @@ class LocalServer(ThreadingHTTPServer):
 
     daemon_threads = False  # joined by ``stop``: a request in flight finishes
     block_on_close = True
+    # Connections waiting to be accepted (the standard library's default is 5): parallel
+    # clients open several at once, and a full queue makes the kernel drop their SYNs.
+    request_queue_size = 128
 
     def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
         self._connections: set[socket.socket] = set()
@@ -73,6 +78,11 @@ class LocalServer(ThreadingHTTPServer):
         with self._lock:
             self._connections.add(request)
         super().process_request(request, client_address)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request whose handling raised: logged with its traceback, as a bug of ours
+        (its connection is closed, so its client sees the connection end)."""
+        log.exception("webharness: a request from %s failed", client_address)
 
     def shutdown_request(self, request: Any) -> None:
         """The connection's thread is done with it."""

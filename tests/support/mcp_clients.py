@@ -42,9 +42,15 @@ def http_server(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         line = process.stderr.readline()  # the server's first line names its endpoint
         found = re.search(r"http://127\.0\.0\.1:\d+/mcp/\S+", line)
         assert found, f"no endpoint in the server's first line: {line!r}"
-        # The rest of its stderr is read on, so a chatty server never blocks on the pipe.
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield found.group(0), process
+        # The rest of its stderr is read on, so a chatty server never blocks on the pipe,
+        # and kept: a test that fails shows what the server said meanwhile.
+        said: list[str] = []
+        threading.Thread(target=said.extend, args=(process.stderr,), daemon=True).start()
+        try:
+            yield found.group(0), process
+        except BaseException as exc:
+            exc.add_note("the server's stderr:\n" + "".join(said)[-5000:])
+            raise
     finally:
         process.terminate()
         process.wait(timeout=30)
