@@ -19,7 +19,7 @@ from mcp_types import INVALID_REQUEST
 
 from webharness.local_http import LocalServer
 from webharness.mcp.episodes import EpisodeConfig, McpEpisode, ServedEpisode
-from webharness.mcp.jsonrpc_http import MAX_DRAINED, Reply, StreamableHttpEndpoint, body_of
+from webharness.mcp.jsonrpc_http import Reply, StreamableHttpEndpoint, body_of
 from webharness.mcp.methods import EpisodeOf, McpMethods
 
 PATH_PREFIX = "/mcp/"
@@ -146,20 +146,19 @@ class _Request(BaseHTTPRequestHandler):
         headers = {key.lower(): value for key, value in self.headers.items()}
         token = self.path.removeprefix(PATH_PREFIX) if self.path.startswith(PATH_PREFIX) else ""
         endpoint = self.server.endpoints.find(token) if token else None
-        read: list[bool] = []
+        bodies: list[bytes] = []
 
         def read_body() -> bytes:
-            length = headers.get("content-length", "0")
-            read.append(length.isdigit() and int(length) <= MAX_DRAINED)
-            return body_of(headers, self.rfile.read)
+            bodies.append(body_of(headers, self.rfile.read))
+            return bodies[0]
 
         if endpoint is None:
             reply = Reply(404, b"no MCP endpoint at this path")
         else:
             reply = endpoint.transport.handle(self.command, headers, read_body)
-        unread = not all(read) or (not read and headers.get("content-length", "0") != "0")
-        if unread or "transfer-encoding" in headers:
-            self.close_connection = True  # the unread body would be taken for a request
+        has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+        if has_body and not bodies:  # refused unread (or drained): not a next request's start
+            self.close_connection = True
         self._send(reply)
 
     def _send(self, reply: Reply) -> None:
