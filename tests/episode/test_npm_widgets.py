@@ -142,6 +142,7 @@ def test_clicking_the_dropzone_and_choosing_a_file_adds_it(env, page, files):
     ours = widget_state(info["semantic_state"].text)
 
     page.reload()
+    page.locator("#drop.dz-clickable").wait_for()  # Dropzone has set up its click
     with page.expect_file_chooser() as chooser:
         page.mouse.click(*area)
     chooser.value.set_files(files / REPORT)
