@@ -61,6 +61,19 @@ def test_the_next_episode_s_page_reads_as_a_new_context_s_and_is_the_same_page(m
     assert back["action_result"].message == fresh_back["action_result"].message
 
 
+def test_the_page_is_reused_reset_after_reset(make_env):
+    """The wipe's steps race the blank document's commit (history reset too early is
+    refused, and a refused wipe silently costs a new context): one reset in four lost its
+    page that way once. Every reset here must keep the page."""
+    env = make_env(ENV_ID, obs_mode="both")
+    env.reset(seed=0)
+    first = _page(env)
+    for seed in range(1, 21):
+        env.step("noop()")
+        env.reset(seed=seed)
+        assert _page(env) is first, f"reset {seed} opened a new context"
+
+
 def test_an_episode_s_init_scripts_run_in_no_later_episode(make_env):
     env = make_env(ENV_ID, obs_mode="text")
     started: list[int] = []

@@ -55,14 +55,17 @@ class Leftovers:
         the mouse at the corner (a page loading under it would see it hover)."""
         await self._scripts.aclose()
         await world.remove_episode_scripts()
-        await page.goto("about:blank", wait_until="commit")
+        # The mouse's move waits for a frame (~11 ms), as long as the navigation: they
+        # overlap. Wherever the move lands, old document or blank, the mouse ends at the
+        # corner. Permissions are the context's own: the old document cannot grant any.
+        away = page.goto("about:blank", wait_until="commit")
+        await asyncio.gather(away, page.mouse.move(0, 0), page.context.clear_permissions())
         _check_blank(page)
         if episodes % COLLECT_EVERY == 0:
             await cdp.send("HeapProfiler.collectGarbage")
+        # Stores are cleared once the old document is gone: it cannot write them again.
         origins, self._origins = self._origins, set()
-        await cdp.send("Runtime.evaluate", {"expression": "window.name = ''"})
-        history = cdp.send("Page.resetNavigationHistory")
-        await asyncio.gather(history, page.mouse.move(0, 0), *_clearing(page, cdp, origins))
+        await asyncio.gather(_unnamed_without_history(cdp), *_clearing_stores(page, cdp, origins))
         _check_blank(page)
 
     async def clear_in_document(self, page: Page, cdp: CDPSession, mouse_moved: bool) -> None:
@@ -72,16 +75,25 @@ class Leftovers:
         back to the corner if an action moved it (an input event waits for a frame)."""
         origins = set(self._origins)  # kept: the next wipe clears them too
         mouse = [page.mouse.move(0, 0)] if mouse_moved else []
-        await asyncio.gather(*mouse, *_clearing(page, cdp, origins))
+        permissions = page.context.clear_permissions()
+        await asyncio.gather(*mouse, permissions, *_clearing_stores(page, cdp, origins))
 
 
-def _clearing(page: Page, cdp: CDPSession, origins: set[str]) -> list[Awaitable[object]]:
-    """Clearing the context's cookies and permissions, and every storage of ``origins``."""
+async def _unnamed_without_history(cdp: CDPSession) -> None:
+    """No ``window.name`` (it outlives navigations) and no history. The evaluation waits
+    for the blank document's context; history reset before that is refused ("not attached
+    to an active page": the old document is still going), and the page then not reused."""
+    await cdp.send("Runtime.evaluate", {"expression": "window.name = ''"})
+    await cdp.send("Page.resetNavigationHistory")
+
+
+def _clearing_stores(page: Page, cdp: CDPSession, origins: set[str]) -> list[Awaitable[object]]:
+    """Clearing the context's cookies, and every storage of ``origins``."""
     storage = [
         cdp.send("Storage.clearDataForOrigin", {"origin": o, "storageTypes": "all"})
         for o in origins
     ]
-    return [page.context.clear_cookies(), page.context.clear_permissions(), *storage]
+    return [page.context.clear_cookies(), *storage]
 
 
 def _check_blank(page: Page) -> None:
