@@ -5,6 +5,7 @@ tool runs, so no browser starts; the real SDK client's view is in the other MCP 
 
 from __future__ import annotations
 
+import gc
 import http.client
 import json
 from collections.abc import Iterator
@@ -16,6 +17,8 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from webharness.mcp import EpisodeConfig, EpisodeEndpoints, ServingThread
+from webharness.mcp.episodes import McpEpisode
+from webharness.mcp.http import MAX_SESSIONS
 
 JSON = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 HELLO = {
@@ -167,3 +170,19 @@ def test_one_connection_carries_a_clients_requests(path: tuple[int, str]) -> Non
             assert answer.headers.get("connection") != "close"
     finally:
         connection.close()
+
+
+def test_an_ended_sessions_episode_is_let_go(path: tuple[int, str]) -> None:
+    """A server that sees many sessions keeps nothing of the ended ones: each session's
+    tools (made by its first request) go with its DELETE, and with them its episode."""
+
+    def live_episodes() -> int:
+        gc.collect()
+        return sum(isinstance(o, McpEpisode) for o in gc.get_objects())
+
+    before = live_episodes()
+    for _ in range(MAX_SESSIONS + 4):  # beyond the bound on live sessions, too
+        session = session_of(path)
+        assert request(path, session, "tools/list", {}).status == 200
+        assert send(path, "DELETE", None, session).status == 200
+    assert live_episodes() == before

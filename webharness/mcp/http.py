@@ -20,7 +20,7 @@ from mcp_types import INVALID_REQUEST
 from webharness.local_http import LocalServer
 from webharness.mcp.episodes import EpisodeConfig, McpEpisode, ServedEpisode
 from webharness.mcp.jsonrpc_http import Reply, StreamableHttpEndpoint, body_of
-from webharness.mcp.methods import EpisodeOf, McpMethods
+from webharness.mcp.methods import McpMethods
 
 PATH_PREFIX = "/mcp/"
 
@@ -57,12 +57,13 @@ class SessionEpisodes:
                 self._episodes[session] = McpEpisode(self.config)
             return self._episodes[session]
 
-    def end(self, session: str) -> None:
-        """The session was closed: close its episode's env."""
+    def end(self, session: str) -> McpEpisode | None:
+        """The session was closed: close its episode's env; the episode, if it had one."""
         with self._lock:
             episode = self._episodes.pop(session, None)
         if episode is not None:
             episode.close()
+        return episode
 
     def close(self) -> None:
         """Close every session's episode."""
@@ -99,7 +100,14 @@ class EpisodeEndpoints:
         ``webharness_reset``.
         """
         sessions = SessionEpisodes(config)
-        return self._add(sessions, reset=True, on_end=sessions.end, close=sessions.close)
+        methods = McpMethods(sessions, reset=True)
+
+        def end(session: str) -> None:
+            ended = sessions.end(session)
+            if ended is not None:
+                methods.forget(ended)  # a new session never gets this episode again
+
+        return self._add(methods, on_end=end, close=sessions.close)
 
     def add_episode(
         self, episode: ServedEpisode, on_session_end: Callable[[str], None] | None = None
@@ -109,16 +117,15 @@ class EpisodeEndpoints:
         A runner's external agent plays it, and may reconnect.
         """
         on_end = on_session_end or (lambda session: None)
-        return self._add(lambda _: episode, reset=False, on_end=on_end, close=episode.close)
+        # Its tools and their lock stay while the endpoint does: a reconnecting session
+        # must take turns with any call still running on the same episode.
+        methods = McpMethods(lambda _: episode, reset=False)
+        return self._add(methods, on_end=on_end, close=episode.close)
 
     def _add(
-        self,
-        episode_of: EpisodeOf,
-        reset: bool,
-        on_end: Callable[[str], None],
-        close: Callable[[], None],
+        self, methods: McpMethods, on_end: Callable[[str], None], close: Callable[[], None]
     ) -> Endpoint:
-        transport = StreamableHttpEndpoint(McpMethods(episode_of, reset=reset), on_end)
+        transport = StreamableHttpEndpoint(methods, on_end)
         endpoint = Endpoint(secrets.token_urlsafe(24), transport, close)
         self._endpoints[endpoint.token] = endpoint
         return endpoint

@@ -165,6 +165,12 @@ class McpMethods:
                 return self.read_resource(session, read)
         raise MCPError(types.METHOD_NOT_FOUND, f"method {method!r} is not one this server offers")
 
+    def forget(self, episode: ServedEpisode) -> None:
+        """Drop the tools kept for ``episode``, whose session has ended for good (without
+        this, a server seeing many sessions kept every ended one's episode)."""
+        with self._runners_lock:
+            self._runners.pop(id(episode), None)
+
     # --- helpers --------------------------------------------------------------------------
     def _runner(self, session: str | None) -> tuple[ToolRunner, threading.Lock]:
         """The session's episode's tools, and the lock its calls take turns on."""
