@@ -67,3 +67,20 @@ def test_js_criteria_are_judged_on_a_page_that_replaced_the_builtins(browser):
         assert info["success"] and info.get("criteria_error") is None
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(
+    ("expression", "success"), [("window.saved === 3", True), ("window.saved === 4", False)]
+)
+def test_js_criteria_are_judged_on_a_page_that_swallows_the_hooks_answer(
+    browser, expression, success
+):
+    """The criteria are asked of the page's world within the observation's own call; on a
+    page that stops the answer, they are asked over CDP instead, with the same verdict."""
+    spec = site_spec("deaf_site", {"kind": "js", "expression": expression})
+    env = WebEvalEnv(spec, obs_mode="text")
+    try:
+        _, info = env.reset(seed=0)
+        assert info["success"] is success and info.get("criteria_error") is None
+    finally:
+        env.close()

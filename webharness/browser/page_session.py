@@ -295,13 +295,13 @@ class PageSession:
 
     async def _snapshot_of(self, raw: dict[str, Any], request: ObserveRequest) -> Snapshot:
         """The snapshot, with the allowed frames of other origins joined in (``frame_worlds``),
-        and the task's JS criteria evaluated in the page's world right after it (a call of
-        its own, only for a task that has such criteria)."""
+        and the task's JS criteria, which the page's world evaluated right after the pass,
+        in the same call (a call of their own when the page broke its hooks)."""
         raw = await self.frames.observe(raw, request.payload(), self.router.reaches)
         for entry in raw.get("contained", ()):
             self.router.record(str(entry))  # what the page agent and the page's hooks refused
-        criteria: dict[str, Any] = {"values": {}, "errors": {}}
-        if request.expressions:
+        criteria: dict[str, Any] = raw.get("criteria") or {"values": {}, "errors": {}}
+        if request.expressions and not raw.get("criteria"):  # the page broke its hooks
             criteria = await self.world.criteria(list(request.expressions))
         return Snapshot(
             axtree=raw["axtree"],

@@ -5,6 +5,8 @@
 // criteria. They keep every builtin they use from before the page ran, and talk to the
 // agent through DOM events, which both worlds see:
 //   webharness:ask {since, until}  -> webharness:answer {pending, due, contained}
+//   webharness:criteria? {expressions} -> webharness:criteria {values, errors}
+//   webharness:ready? {expression} -> webharness:ready {value}
 //   webharness:change               a request of the page finished
 //   webharness:internals? (on the window, or an element) -> webharness:internals on each
 //                                   host with internals {role, label, checked...}
@@ -24,6 +26,7 @@
     Wrap = Proxy,
     Text = String;
   const then = Promise.prototype.then;
+  const isArray = Array.isArray;
   const tell = (type, detail) =>
     apply(dispatch, window, [new Custom("webharness:" + type, { detail })]);
 
@@ -344,6 +347,16 @@
     }
     return { values, errors };
   };
+
+  // The agent asks over an event (webharness:criteria? {expressions} -> webharness:criteria
+  // {values, errors}) right after its snapshot pass, in the same call.
+  apply(listen, window, [
+    "webharness:criteria?",
+    (event) => {
+      const asked = (event.detail || {}).expressions;
+      tell("criteria", criteria(isArray(asked) ? asked : []));
+    },
+  ]);
 
   // --- the task's ready condition, a JS expression (it may read the app's own state) -----
   // The agent asks over an event (webharness:ready? {expression} -> webharness:ready

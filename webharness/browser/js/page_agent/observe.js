@@ -1,8 +1,10 @@
 // --- an observation: the snapshot, as one JSON string ------------------------------
 // One string crosses the protocol far faster than the same object value by value. The
 // task's JS criteria read the app's own state: the page's world evaluates them
-// (js/page_hooks.js), right after this pass.
+// (js/page_hooks.js) right after this pass, in the same call. Their answer is null when
+// the page broke the hooks; the harness then asks the page's world itself.
 import { KEY, state, toJSON } from "./core.js";
+import { askPageWorld } from "./watch.js";
 import { settle, waitForChange } from "./settle.js";
 import { lookup } from "./refs.js";
 import { snapshot } from "./snapshot.js";
@@ -22,7 +24,12 @@ import { readyNow, waitReady } from "./ready.js";
 import { pointerAt } from "./pointer.js";
 import { restartInPlace } from "./restart.js";
 
-const observation = ({ minRef, maxLines, scopes }) => snapshot({ minRef, maxLines, scopes });
+const observation = ({ minRef, maxLines, scopes, expressions }) => {
+  const snap = snapshot({ minRef, maxLines, scopes });
+  if (expressions && expressions.length)
+    snap.criteria = askPageWorld("criteria?", "criteria", { expressions });
+  return snap;
+};
 const observe = (o) => toJSON(observation(o));
 // settle, then observe unless a navigation began or the task's ready condition does not
 // hold yet (the harness waits for it, then observes): one call for both. An observation

@@ -6,7 +6,7 @@
 // has a box. Checked at once, on each DOM change, and every READY_POLL_MS (a style sheet,
 // an animation or the app's own state can change with no mutation). In a document that
 // goes away the call fails, and the harness checks the next one.
-import { changeWaiters, timer } from "./watch.js";
+import { askPageWorld, changeWaiters, timer } from "./watch.js";
 
 const READY_POLL_MS = 16;
 const firstMatch = (root, selector) => {
@@ -36,13 +36,7 @@ const visibleNow = (selector) => {
 // The expression's value in the page's world (js/page_hooks.js answers the event at once):
 // true, false, or what it threw, as text.
 const expressionNow = (js) => {
-  let answer = null;
-  const hear = (event) => {
-    answer = event.detail;
-  };
-  window.addEventListener("webharness:ready", hear);
-  window.dispatchEvent(new CustomEvent("webharness:ready?", { detail: { expression: js } }));
-  window.removeEventListener("webharness:ready", hear);
+  const answer = askPageWorld("ready?", "ready", { expression: js });
   return answer ? answer.value : false;
 };
 // The whole condition ({selector, js}) now: true, false, or the error's text of a part.

@@ -56,15 +56,22 @@ window.addEventListener("webharness:change", noteChange);
 // change) and ``until``, and what the page's world refused since the last question. A
 // page that broke the hooks leaves the DOM to go by.
 export const askPage = (since, until) => {
-  let answer = null;
-  const hear = (event) => {
-    answer = event.detail;
-  };
-  window.addEventListener("webharness:answer", hear);
-  window.dispatchEvent(new CustomEvent("webharness:ask", { detail: { since, until } }));
-  window.removeEventListener("webharness:answer", hear);
+  const answer = askPageWorld("ask", "answer", { since, until });
   if (answer && answer.contained) for (const entry of answer.contained) contain(entry);
   return answer || { pending: 0, due: false };
+};
+// One question to the page's world (js/page_hooks.js), which answers at once, within the
+// dispatch: the answer's detail, or null when the page kept it from us. The hooks listen
+// from before the page's scripts ran, so theirs is the first answer; a later one is not.
+export const askPageWorld = (question, answer, detail) => {
+  let heard = null;
+  const hear = (event) => {
+    if (heard === null) heard = event.detail;
+  };
+  window.addEventListener("webharness:" + answer, hear);
+  window.dispatchEvent(new CustomEvent("webharness:" + question, { detail }));
+  window.removeEventListener("webharness:" + answer, hear);
+  return heard;
 };
 export const animating = () => document.getAnimations().some((a) => a.playState === "running");
 // A running animation or transition, at most MAX_WAITED_ANIMATION_MS long in all, on an
