@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.agent_runs import run_agents
+from tests.support.agent_runs import assert_golden_path_followed, run_agents
 from webharness.trace.io import load_trace
 
 AGENT = f"{sys.executable} -m tests.support.playwright_cdp_agent --cdp {{cdp_url}} --goal {{goal}}"
@@ -34,11 +34,7 @@ def run(browser: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, An
 
 
 def test_a_playwright_script_passes_every_seed(run: dict[str, Any]) -> None:
-    golden = run["attempts"]["golden"]
-    assert len(golden) == 2 and all(a.passed for a in golden), [a.failure_message for a in golden]
-    for attempt in golden:
-        assert attempt.progress_rate == 1.0 and attempt.first_divergence_step is None
-        assert attempt.ended_by == "send_msg_to_user"  # its printed last line
+    assert_golden_path_followed(run["attempts"]["golden"], seeds=2)
 
 
 def test_a_script_that_never_saves_is_a_false_success_where_it_stopped(

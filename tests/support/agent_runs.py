@@ -36,3 +36,14 @@ def run_agents(
     for attempt in read_attempts(out / "results.jsonl"):
         by_name[labels[attempt.runner]].append(attempt)
     return by_name
+
+
+def assert_golden_path_followed(attempts: list[Any], seeds: int) -> None:
+    """Every seed passed, on the golden path step for step, ended by the agent's printed
+    last line (its answer)."""
+    assert len(attempts) == seeds and all(a.passed for a in attempts), [
+        a.failure_message for a in attempts
+    ]
+    for attempt in attempts:
+        assert attempt.progress_rate == 1.0 and attempt.first_divergence_step is None
+        assert attempt.ended_by == "send_msg_to_user"  # its printed last line
