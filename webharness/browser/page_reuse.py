@@ -55,15 +55,20 @@ class Leftovers:
         the mouse at the corner (a page loading under it would see it hover)."""
         await self._scripts.aclose()
         await world.remove_episode_scripts()
-        # The mouse's move waits for a frame (~11 ms), as long as the navigation: they
-        # overlap. Wherever the move lands, old document or blank, the mouse ends at the
-        # corner. Permissions are the context's own: the old document cannot grant any.
-        away = page.goto("about:blank", wait_until="commit")
-        await asyncio.gather(away, page.mouse.move(0, 0), page.context.clear_permissions())
+        # The mouse's move waits for a frame (~14 ms), longer than the navigation away
+        # (~8 ms): it overlaps the whole of leaving. Wherever the move lands, old document
+        # or blank, the mouse ends at the corner before the next document loads.
+        # Permissions are the context's own: the old document cannot grant any.
+        mouse, permissions = page.mouse.move(0, 0), page.context.clear_permissions()
+        await asyncio.gather(self._leave(page, cdp, episodes), mouse, permissions)
+
+    async def _leave(self, page: Page, cdp: CDPSession, episodes: int) -> None:
+        """Take ``page`` to ``about:blank`` and clear what the old document left: its
+        stores (once it is gone: it cannot write them again), ``window.name``, history."""
+        await page.goto("about:blank", wait_until="commit")
         _check_blank(page)
         if episodes % COLLECT_EVERY == 0:
             await cdp.send("HeapProfiler.collectGarbage")
-        # Stores are cleared once the old document is gone: it cannot write them again.
         origins, self._origins = self._origins, set()
         await asyncio.gather(_unnamed_without_history(cdp), *_clearing_stores(page, cdp, origins))
         _check_blank(page)
