@@ -61,6 +61,29 @@ def test_the_next_episode_s_page_reads_as_a_new_context_s_and_is_the_same_page(m
     assert back["action_result"].message == fresh_back["action_result"].message
 
 
+# The elements under the mouse, as the page's CSS sees them.
+HOVERED = "() => [...document.querySelectorAll(':hover')].map(e => e.tagName + '#' + e.id)"
+
+
+def test_the_next_episode_s_page_sees_the_mouse_where_a_new_context_s_does(make_env):
+    """An episode that left the mouse over a button: the next one's page, loaded in the
+    same tab, must not find it hovering there (a new context's page has no mouse yet)."""
+    fresh = make_env(ENV_ID, obs_mode="text")
+    fresh.reset(seed=1)
+    expected = _evaluate(fresh, HOVERED)
+
+    env = make_env(ENV_ID, obs_mode="text")
+    _, info = env.reset(seed=0)
+    first = _page(env)
+    x, y, width, height = info["semantic_state"].find("button", "New contact")[0].bbox
+    env.step(f"mouse_move({x + width / 2}, {y + height / 2})")
+    assert "BUTTON#new-contact" in _evaluate(env, HOVERED)  # the move did hover it
+    env.reset(seed=1)
+
+    assert _page(env) is first
+    assert _evaluate(env, HOVERED) == expected
+
+
 def test_the_page_is_reused_reset_after_reset(make_env):
     """The wipe's steps race the blank document's commit (history reset too early is
     refused, and a refused wipe silently costs a new context): one reset in four lost its

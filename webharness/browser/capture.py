@@ -1,8 +1,9 @@
 """The viewport captured as an image array, over the page's CDP session.
 
-Chromium refuses a capture ("Unable to capture screenshot") when the page's frame has no
-surface to copy yet: just after a navigation, before the new document's first frame. That
-is the page not having drawn, not a failure: the capture waits for a frame and is taken
+Chromium refuses a capture when the page has no frame to copy yet: just after a
+navigation, before the new document's first frame ("Unable to capture screenshot"), or
+while the new document's frame host takes over ("Not attached to an active page"). That is
+the page not having drawn, not a failure: the capture waits for a frame and is taken
 again, a bounded number of times, so an observation or a trace frame is not lost to it.
 """
 
@@ -18,7 +19,7 @@ import simplejpeg
 from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 
-NO_SURFACE = "Unable to capture screenshot"
+NO_FRAME_YET = ("Unable to capture screenshot", "Not attached to an active page")
 # Frames the page gets to draw its first one; then Chromium's refusal is raised.
 CAPTURE_TRIES = 4
 # A frame is due every ~17 ms; a page that draws none within this is not waited for longer.
@@ -43,7 +44,7 @@ async def capture_viewport(
             shot = await cdp.send("Page.captureScreenshot", params)
             break
         except PlaywrightError as error:
-            if NO_SURFACE not in str(error) or attempt == CAPTURE_TRIES:
+            if not any(m in str(error) for m in NO_FRAME_YET) or attempt == CAPTURE_TRIES:
                 raise
             await _next_frame(evaluate)
     return simplejpeg.decode_jpeg(base64.b64decode(shot["data"]), colorspace="RGB")

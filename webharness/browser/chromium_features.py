@@ -1,13 +1,12 @@
-"""The Chromium features the harness's browsers run with and without, beside Playwright's.
+"""Playwright's Chromium feature lists, for the browser the harness starts itself.
 
-Chromium keeps only the last ``--disable-features`` (and ``--enable-features``) switch of
-its command line, and Playwright's launch puts the caller's switches after its own: a
-switch naming only our features would silently turn Playwright's back on (PaintHolding,
-HTTPS upgrades, ...). So ours carries Playwright's list too, read from the driver's source
-(the version installed). When that list cannot be read no switch is added: the browser
-then runs as Playwright launches it, slower to reset but with nothing of Playwright's
-dropped. A browser the harness starts itself (``cdp_pipe.py``) gets Playwright's enabled
-features as well, so both launches run the same Chromium.
+Playwright's launch turns some Chromium features off (PaintHolding, HTTPS upgrades, ...)
+and one on (CDPScreenshotNewSurface: a capture takes the next frame's surface, about a
+frame sooner). A browser the harness starts on a pipe of its own (``cdp_pipe.py``, for
+``--cdp``) gets the same lists, read from the installed driver's source, so both launches
+run the same Chromium. They are not added to Playwright's own launch: Chromium keeps only
+the last ``--disable-features`` (and ``--enable-features``) switch, so a second one would
+replace Playwright's.
 """
 
 from __future__ import annotations
@@ -16,32 +15,21 @@ import functools
 import re
 from pathlib import Path
 
-# A new RenderFrameHost for every cross-document navigation (Chromium's RenderDocument)
-# costs a reused page ≈14 ms a reset (form-v0: the wipe's about:blank and the start page
-# each commit slower), and a capture just after a navigation may find the new frame
-# without a surface yet (``capture.py``). Pages cannot tell (docs/decisions.md).
-DISABLED = ("RenderDocument",)
-
 # Where the driver has defined its switches across versions: one bundle, or a module each.
 _SOURCES = ("lib/coreBundle.js", "lib/server/chromium/chromiumSwitches.js")
 _NAME = re.compile(r"""["']([A-Za-z0-9_]+)["']""")
 _COMMENT = re.compile(r"//[^\n]*")
 
 
-def disable_features_switch() -> str | None:
-    """``--disable-features=`` with Playwright's features and ours; None when Playwright's
-    cannot be read (the launch then adds no such switch)."""
-    theirs = playwright_features("disabled")
-    if theirs is None:
-        return None
-    return "--disable-features=" + ",".join(dict.fromkeys((*theirs, *DISABLED)))
-
-
-def enable_features_switch() -> str | None:
-    """``--enable-features=`` with Playwright's features, for a launch Playwright does not
-    make; None when they cannot be read."""
-    theirs = playwright_features("enabled")
-    return None if not theirs else "--enable-features=" + ",".join(theirs)
+def playwright_feature_switches() -> list[str]:
+    """``--disable-features=`` and ``--enable-features=`` as Playwright's launch passes
+    them (each left out when the driver's source does not say)."""
+    switches = []
+    for kind, switch in (("disabled", "--disable-features="), ("enabled", "--enable-features=")):
+        names = playwright_features(kind)
+        if names:
+            switches.append(switch + ",".join(names))
+    return switches
 
 
 @functools.cache

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
-from webharness.browser.chromium_features import disable_features_switch, enable_features_switch
+from webharness.browser.chromium_features import playwright_feature_switches
 from webharness.browser.egress import EgressProxy
 from webharness.browser.process_tree import kill_group, wait_for_exit
 from webharness.browser.profiles import mark_profile, profile_folder, remove_left_profiles
@@ -48,9 +48,7 @@ _WRAPPED_BINARIES = {
 # Flags that keep a headless Chromium quiet on a closed network and as root in a container.
 # No --enable-features or --disable-features: Chromium keeps only the last of each switch,
 # so ours would replace Playwright's lists (which turn off HTTPS upgrades, third-party
-# storage partitioning, media routing and more). The harness's launches add the features
-# it disables on top of Playwright's (``launch_args``, ``chromium_features.py``); the
-# benchmarks' raw Playwright floors launch with these flags only.
+# storage partitioning, media routing and more).
 LAUNCH_ARGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -68,14 +66,6 @@ LAUNCH_ARGS = (
     # session of its own. Pages without frames of other sites are not affected.
     "--site-per-process",
 )
-
-
-def launch_args() -> list[str]:
-    """``LAUNCH_ARGS`` and the features the harness runs Chromium without (Playwright's too)."""
-    features = disable_features_switch()
-    return [*LAUNCH_ARGS, *([features] if features else [])]
-
-
 # Playwright's driver is a Node.js process that only relays small protocol messages; with
 # V8's default young generation (16 MB semi-spaces) it holds ~20 MB more than it needs.
 # V8 sizes its first old-generation limit from the heap cap (~4 GB on a big machine), so
@@ -235,7 +225,7 @@ class BrowserHost:
             self._browser = await self._playwright.chromium.launch(
                 executable_path=executable,
                 headless=self.headless,
-                args=launch_args(),
+                args=list(LAUNCH_ARGS),
                 timeout=LAUNCH_TIMEOUT_MS,
             )
         except Exception as exc:  # Playwright raises its generic Error on launch failures
@@ -255,8 +245,8 @@ class BrowserHost:
         from webharness.browser.cdp_pipe import ChromiumPipe
 
         assert self._playwright is not None
-        enabled = enable_features_switch()  # Playwright's launch would have added them
-        args = [*launch_args(), *([enabled] if enabled else [])]
+        # Playwright's launch would have added its feature lists (chromium_features.py).
+        args = [*LAUNCH_ARGS, *playwright_feature_switches()]
         pipe = ChromiumPipe(executable, args, self.headless)
         await pipe.start()
         self._browser_pid = self._browser_group = pipe.pid
