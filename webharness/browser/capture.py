@@ -36,7 +36,7 @@ async def capture_viewport(
 
     JPEG at quality 90: about 20 ms with decoding, against 35 ms for PNG here, and
     visually lossless for an agent reading the page. Decoded by libjpeg-turbo through
-    simplejpeg: 1.3 ms against Pillow's 2.2–4.5 ms, the same pixels.
+    simplejpeg: ≈1.7 ms against Pillow's ≈4.8 ms, the same pixels.
     """
     params = {"format": "jpeg", "quality": 90}
     for attempt in range(1, CAPTURE_TRIES + 1):
