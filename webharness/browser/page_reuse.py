@@ -55,8 +55,8 @@ class Leftovers:
         the mouse at the corner (a page loading under it would see it hover)."""
         await self._scripts.aclose()
         await world.remove_episode_scripts()
-        # The mouse's move waits for a frame (~14 ms), longer than the navigation away
-        # (~8 ms): it overlaps the whole of leaving. Wherever the move lands, old document
+        # The mouse's move waits for a frame (~14 ms): it runs beside all of leaving (the
+        # navigation away and the clearing after it). Wherever the move lands, old document
         # or blank, the mouse ends at the corner before the next document loads.
         # Permissions are the context's own: the old document cannot grant any.
         mouse, permissions = page.mouse.move(0, 0), page.context.clear_permissions()
