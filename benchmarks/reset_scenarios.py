@@ -23,24 +23,29 @@ import gymnasium as gym
 import webharness
 
 
-def scenario_resets(resets: int, obs_mode: str) -> dict[str, float]:
-    """Median reset (ms) of each built-in scenario, by its short name."""
+def scenario_resets(resets: int, obs_mode: str) -> tuple[dict[str, float], set[str]]:
+    """Median reset (ms) of each built-in scenario, by its short name; and the scenarios
+    whose resets all restarted in place (``restart_in_place``), not loading the page."""
     medians: dict[str, float] = {}
+    in_place: set[str] = set()
     with webharness.keep_browser():
         for name in webharness.task_names():
             env = gym.make(f"WebEval/{name}-v0", obs_mode=obs_mode, max_steps=resets + 1)
             try:
                 env.reset(seed=0)
-                times = []
+                times, restarts = [], 0
                 for seed in range(1, resets + 1):
                     env.step("noop()")
                     started = time.perf_counter()
                     env.reset(seed=seed)
                     times.append((time.perf_counter() - started) * 1000)
+                    restarts += "restart" in env.unwrapped.last_timings_ms
             finally:
                 env.close()
             medians[name] = round(statistics.median(times), 1)
-    return medians
+            if restarts == resets:
+                in_place.add(name)
+    return medians, in_place
 
 
 def main() -> None:
@@ -49,9 +54,9 @@ def main() -> None:
     parser.add_argument("--obs-mode", default="both", choices=["both", "text"])
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
-    medians = scenario_resets(args.resets, args.obs_mode)
+    medians, in_place = scenario_resets(args.resets, args.obs_mode)
     for name, ms in medians.items():
-        print(f"{name:12s} {ms:7.1f} ms")
+        print(f"{name:12s} {ms:7.1f} ms" + ("  (in place)" if name in in_place else ""))
     if args.json:
         with open(args.json, "w") as out:
             json.dump(medians, out, indent=1)

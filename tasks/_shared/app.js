@@ -38,8 +38,31 @@ window.App = (() => {
     return Object.keys(errors || {}).length;
   }
 
+  // A page that can serve the next episode in its document (a task's restart_in_place:
+  // "App.restart()") starts through App.page(start): the body is kept as served, then
+  // start runs. App.restart() puts that body back and runs start again, so start keeps its
+  // state in its own scope and listens on the body's elements, or with the signal it is
+  // given, which the restart aborts. The harness has put the next episode's seed and
+  // params in place first (window.__WEBEVAL__, Math.random).
+  let served = null;
+  let started = null; // {start, controller}
+  function page(start) {
+    served = document.body.cloneNode(true); // its scripts come back as already run
+    begin(start);
+  }
+  function begin(start) {
+    started = { start, controller: new AbortController() };
+    start(started.controller.signal);
+  }
+  function restart() {
+    if (!started) throw new Error("App.restart(): this page did not start through App.page");
+    started.controller.abort();
+    document.body.replaceWith(served.cloneNode(true));
+    begin(started.start);
+  }
+
   const params = () => (window.__WEBEVAL__ && window.__WEBEVAL__.params) || {};
   const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 
-  return { api, toast, showErrors, params, escape };
+  return { api, toast, showErrors, page, restart, params, escape };
 })();

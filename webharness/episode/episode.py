@@ -26,7 +26,11 @@ from webharness.browser.ready import wait_until_ready
 from webharness.browser.site import SiteEpisode
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
-from webharness.episode.setup import open_episode_page, start_page_episode
+from webharness.episode.setup import (
+    open_episode_page,
+    restart_in_place,
+    start_page_episode,
+)
 from webharness.semantic import SemanticState
 from webharness.spec.catalogue import shared_assets_dir, task_dir
 from webharness.spec.criteria import CriteriaContext
@@ -53,10 +57,6 @@ class EpisodeOptions:
 # After the settle cap, a page that keeps navigating is looked at this long without waiting
 # for it to settle first (it may hold still only for a moment at a time).
 _LAST_LOOKS_S = 1.0
-
-
-class NotRestartable(Exception):
-    """The last episode's document cannot serve the next one in place: the reason."""
 
 
 class PageUnsettled(Exception):
@@ -132,8 +132,9 @@ class Episode:
         it brings the app to its start state, unperturbed), then open the start page with
         the hooks on and wait until it is ready.
 
-        ``in_place``: the page restarts its own task in the last episode's document instead
-        (``page_start.in_place``; the timing is ``restart``, not ``load``).
+        ``in_place``: the page restarts in the last episode's document instead
+        (``restart_in_place`` or ``page_start.in_place``; the timing is ``restart``, not
+        ``load``).
 
         Raises:
             SetupError: a setup item failed (the episode is not executable).
@@ -142,9 +143,9 @@ class Episode:
         """
         self.session.router.episode = self.site
         started, setup_ms = time.perf_counter(), 0.0
-        if in_place and (refused := await self.session.restart_document(self.start_url)):
-            raise NotRestartable(refused)
-        if not in_place:
+        if in_place:
+            await restart_in_place(self.session, self.site, self.task.spec, self.start_url)
+        else:
             opened = (self.session, self.site, self.task.spec, self.hooks, self.start_url)
             started, setup_ms = await open_episode_page(*opened, self.options.action_timeout_ms)
         start = self.task.spec.page_start

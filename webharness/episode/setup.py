@@ -1,6 +1,6 @@
-"""Opening the start page, and running a task's setup on reset before the first
-observation: HTTP calls to the app (their answers checked), cookies, storage, init scripts
-and steps, in the order written.
+"""Opening the start page (or restarting the last episode's document in place), and
+running a task's setup on reset before the first observation: HTTP calls to the app
+(their answers checked), cookies, storage, init scripts and steps, in the order written.
 
 Every item goes only to the task's own origins (checked again here: a templated URL is
 known only now). A failing item is a ``SetupError`` naming it: the episode is not
@@ -20,7 +20,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from webharness import actions as A
 from webharness.browser.observe_pass import ObserveRequest
 from webharness.browser.page_session import PageSession
-from webharness.browser.site import SETUP_PATH, SiteEpisode
+from webharness.browser.site import SETUP_PATH, SiteEpisode, runtime_script
 from webharness.episode.executor import ExecContext, execute
 from webharness.episode.hooks import EpisodeHooks
 from webharness.errors import SetupError
@@ -194,6 +194,29 @@ async def start_page_episode(
     goal = start.goal if start.goal is not None else "null"
     stated = await session.page.evaluate(f"() => {{ {start.script}\n; return ({goal}); }}")
     return None if stated is None else " ".join(str(stated).split())
+
+
+class NotRestartable(Exception):
+    """The last episode's document cannot serve the next one in place: the reason."""
+
+
+async def restart_in_place(
+    session: PageSession, site: SiteEpisode, spec: TaskSpec, start_url: str
+) -> None:
+    """Make the last episode's document the next episode's start page (an in-place reset):
+    what the episode left cleared, then a ``restart_in_place`` script run after the
+    episode's runtime (its seed, params and seeded ``Math.random``), as a new load runs it
+    before the page's own scripts. A ``page_start`` script runs next, as after a load.
+
+    Raises:
+        NotRestartable: the document does not qualify (the message says why); the page is
+            as the last episode left it.
+    """
+    if refused := await session.restart_document(start_url):
+        raise NotRestartable(refused)
+    if spec.restart_in_place is not None:
+        runtime = runtime_script(site.runtime)
+        await session.page.evaluate(f"() => {{ {runtime}\n{spec.restart_in_place}\n; }}")
 
 
 def _action(step: GoldenStep | str | None, state: SemanticState) -> Any:

@@ -56,6 +56,7 @@ def check_consistency(file: str, spec: TaskSpec) -> None:
     check_setup(file, spec.setup, spec.origin, spec.external, spec.allowed_origins)
     load_rules(spec.trace_rules, source=file)
     _check_site(file, spec)
+    _check_in_place(file, spec)
 
 
 def _check_params(file: str, spec: TaskSpec) -> None:
@@ -87,6 +88,21 @@ def _check_params(file: str, spec: TaskSpec) -> None:
         declared.append(name)
 
 
+def _check_in_place(file: str, spec: TaskSpec) -> None:
+    """A task restarts in place only when its whole start state is the page's and its
+    per-episode backend's: setup and an app make theirs outside the page."""
+    in_place = spec.restart_in_place is not None or (spec.page_start and spec.page_start.in_place)
+    if in_place and (spec.setup or spec.app):
+        field = "restart_in_place" if spec.restart_in_place is not None else "page_start.in_place"
+        raise TaskSpecError(
+            file,
+            field,
+            spec.restart_in_place or True,
+            "a task with setup or an app cannot restart in place (its start state is made "
+            "outside the page, and a reset must make it again): remove one or the other",
+        )
+
+
 def _check_expects(file: str, spec: TaskSpec) -> None:
     """A golden step's ``expect`` is checked from the page's semantic state while the path
     is recorded (``golden/oracle.py``), where no JavaScript is run for it."""
@@ -115,6 +131,7 @@ def _javascript(data: Any, where: str = "") -> Iterator[tuple[str, str]]:
                 or (key in ("done", "reward") and data.get("kind") == "page_reward")
                 or (key == "js" and (where.endswith("init_script") or where == "ready"))
                 or (key in ("script", "goal") and where == "page_start")
+                or (key == "restart_in_place" and not where)
             )
             if is_js and isinstance(value, str):
                 yield field, value

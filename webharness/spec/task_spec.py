@@ -134,6 +134,10 @@ class TaskSpec(BaseModel):
     asset_origins: list[Annotated[str, AfterValidator(_http_origin)]] = Field(default_factory=list)
     setup: list[SetupItem] = Field(default_factory=list)  # run on reset, in order
     page_start: PageStart | None = None  # a page that starts its own episode, after loading
+    # JavaScript that brings the last episode's document to what a new load of the start
+    # page shows, for the next episode's seed, params and backend: a reset runs it there
+    # instead of loading (an in-place reset, docs/your-own-app.md)
+    restart_in_place: str | None = Field(default=None, min_length=1)
     max_steps: int = Field(default=25, ge=1, le=1000)
     ready: ReadySpec | None = None
     backend: BackendSpec | None = None
