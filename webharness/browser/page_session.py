@@ -76,6 +76,7 @@ class PageSession:
         self._loads = 0  # documents that reached DOMContentLoaded, to wait for navigations
         self._loaded = asyncio.Event()
         self.crashed = False  # the renderer died: nothing more can be observed
+        self.hung = False  # its document stopped answering (a script of its own spins)
         self._scripts = ScriptLoads(page)  # lazily loaded code, for the settle
         self.episodes = 0  # episodes started on this page (it is reused: ``recycle``)
         self.traced = False  # Playwright's tracing ran on the context: it is not reused
@@ -336,7 +337,7 @@ class PageSession:
     @property
     def reusable(self) -> bool:
         """Whether ``recycle`` may make this page ready for another episode."""
-        return not (self.crashed or self.traced or self.context.is_closed())
+        return not (self.crashed or self.hung or self.traced or self.context.is_closed())
 
     async def recycle(self) -> None:
         """Make the page ready for the next episode as a new context's would be

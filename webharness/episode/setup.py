@@ -9,6 +9,7 @@ executable, never a silent start in the wrong state. A task without setup pays n
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -200,6 +201,11 @@ class NotRestartable(Exception):
     """The last episode's document cannot serve the next one in place: the reason."""
 
 
+# The document's part of an in-place reset takes milliseconds; a page that has not done it
+# within this is hung (a script of its own spins): it is closed, and a new context serves.
+RESTART_TIMEOUT_S = 2.0
+
+
 async def restart_in_place(
     session: PageSession, site: SiteEpisode, spec: TaskSpec, start_url: str
 ) -> None:
@@ -209,10 +215,20 @@ async def restart_in_place(
     before the page's own scripts. A ``page_start`` script runs next, as after a load.
 
     Raises:
-        NotRestartable: the document does not qualify (the message says why); the page is
-            as the last episode left it.
+        NotRestartable: the document does not qualify (the message says why; the page is
+            as the last episode left it), or did not answer within ``RESTART_TIMEOUT_S``
+            (the page is then marked ``hung``, not to be reused).
     """
-    if refused := await session.restart_document(start_url):
+    try:
+        await asyncio.wait_for(_restart(session, site, spec, start_url), RESTART_TIMEOUT_S)
+    except TimeoutError:
+        session.hung = True
+        waited = f"{RESTART_TIMEOUT_S:g} s"
+        raise NotRestartable(f"the page did not answer within {waited} (a script spins?)") from None
+
+
+async def _restart(session: PageSession, site: SiteEpisode, spec: TaskSpec, url: str) -> None:
+    if refused := await session.restart_document(url):
         raise NotRestartable(refused)
     if spec.restart_in_place is not None:
         runtime = runtime_script(site.runtime)
