@@ -42,22 +42,19 @@ def next_episode(
 def restarts_in_place(finished: Episode, task: InstantiatedTask, hooks: EpisodeHooks) -> bool:
     """Whether the next episode may start in ``finished``'s document.
 
-    Its task's page restarts itself in place (``restart_in_place``, or
-    ``page_start.in_place``) with nothing to set up outside the page (no setup or app; a
-    backend is made new for each episode), the finished episode played the same task, and
-    neither episode has hooks that act on documents as they load (perturbations' scripts,
-    HTML transforms, request hooks), which an in-place start would skip. The page must be
-    one a wipe could reuse: not crashed, not traced with Playwright, not past its episodes.
+    Its task's page restarts itself in place (``spec.declares_in_place``; the spec has
+    then no setup or app, and a backend is made new for each episode), the finished episode
+    played the same task, and neither episode has hooks that act on documents as they load
+    (perturbations' scripts, HTML transforms, request hooks), which an in-place start would
+    skip. The page must be one a wipe could reuse: not crashed, hung or traced with
+    Playwright, not past its episodes.
     """
-    spec, start = task.spec, task.spec.page_start
-    declared = spec.restart_in_place is not None or (start is not None and start.in_place)
+    spec = task.spec
     same = finished.task.spec.id == spec.id and finished.task.spec.origin == spec.origin
-    plain = not (spec.setup or spec.app)
     session = finished.session
     return (
-        declared
+        spec.declares_in_place
         and same
-        and plain
         and not _acts_on_loads(hooks)
         and not _acts_on_loads(finished.hooks)
         and finished.step_group is None

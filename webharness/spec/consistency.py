@@ -91,8 +91,7 @@ def _check_params(file: str, spec: TaskSpec) -> None:
 def _check_in_place(file: str, spec: TaskSpec) -> None:
     """A task restarts in place only when its whole start state is the page's and its
     per-episode backend's: setup and an app make theirs outside the page."""
-    in_place = spec.restart_in_place is not None or (spec.page_start and spec.page_start.in_place)
-    if in_place and (spec.setup or spec.app):
+    if spec.declares_in_place and (spec.setup or spec.app):
         field = "restart_in_place" if spec.restart_in_place is not None else "page_start.in_place"
         raise TaskSpecError(
             file,

@@ -252,6 +252,15 @@ class TaskSpec(BaseModel):
         return origin_of(self.start_url) if self.start_url else SITE_ORIGIN
 
     @property
+    def declares_in_place(self) -> bool:
+        """Whether the page restarts in the last episode's document when it qualifies.
+
+        Declared by ``restart_in_place`` or ``page_start.in_place``.
+        """
+        start = self.page_start
+        return self.restart_in_place is not None or (start is not None and start.in_place)
+
+    @property
     def uses_scopes(self) -> bool:
         """Whether the page's nodes must be observed, which costs time on every step.
 
