@@ -156,6 +156,22 @@ def test_a_frame_inside_the_frame_is_marked_not_entered(browser, servers):
     assert line.startswith(" " * 4)  # under the payment frame's iframe, itself under main
 
 
+@pytest.mark.parametrize("arrangement", FRAME_ARRANGEMENTS)
+def test_a_click_into_a_frame_scrolled_to_from_below_the_fold_reaches_it(
+    browser, servers, arrangement
+):
+    """Chromium sends a mouse event into a frame rendered out of process where the
+    compositor last drew it: a frame not drawn since the scroll that brought it into view
+    (throttled while off-screen) lost about half of these clicks to the page."""
+    spec = other_origin_frame_spec(arrangement, *servers, below_the_fold=True)
+    with WebEvalEnv(spec, obs_mode="text") as env:
+        for seed in range(8):
+            _, info = env.reset(seed=seed)
+            _, info = step(env, f'click("{ref_of(info, "button", "Pay now")}")')
+            text = info["semantic_state"].text
+            assert "Paid by nobody" in text, f"seed {seed}: the click was lost"
+
+
 def test_a_frame_out_of_process_hung_in_its_click_handler_ends_the_step_in_its_bound(
     browser, servers
 ):

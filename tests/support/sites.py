@@ -39,13 +39,16 @@ def other_origin_frame_spec(
     frame_origin: str,
     nested: str = "",
     frame_page: str = "payment_frame.html",
+    below_the_fold: bool = False,
     **fields: Any,
 ) -> TaskSpec:
     """The payment page in ``arrangement``: its frame (``frame_page``) from ``frame_origin``
     (allowed), the page itself from our origin or from ``page_origin`` (a server of
-    modern_site too); ``nested``: the URL of a frame in the payment frame (none by default)."""
+    modern_site too); ``nested``: the URL of a frame in the payment frame (none by default);
+    ``below_the_fold``: the frame 3000 px down the page."""
     payment = f"{frame_origin}/{frame_page}" + (f"#{quote(nested, safe='')}" if nested else "")
-    page = "/other_origin.html#" + quote(payment, safe="")
+    query = "?below" if below_the_fold else ""
+    page = f"/other_origin.html{query}#" + quote(payment, safe="")
     spec = site_spec("modern_site", start_page=page, allowed_origins=[frame_origin], **fields)
     if arrangement == "same-site":  # the page is an external site's
         spec = spec.model_copy(update={"site": None, "start_url": page_origin + page})

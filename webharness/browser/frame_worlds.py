@@ -36,6 +36,9 @@ from webharness.origins import origin_of
 
 AllowsOrigin = Callable[[str], bool]
 _ABSENT = object()
+# How long an out-of-process frame, then the page, may take to draw before a pointer
+# event goes into the frame (two animation frames: a few tens of ms; a hidden one never).
+DRAWN_WAIT_MS = 500
 _REF = re.compile(r"\[ref=([^\]]+)\]")  # the first on a line is the line's own element's
 
 
@@ -263,8 +266,18 @@ class FrameWorlds:
             return {"status": hit["status"]}
         if hit["status"] == "covered":
             found.update(status="covered", coveredBy=hit["coveredBy"])
+        elif frame.world.cdp is not self._cdp:
+            await self._drawn(frame)
         found.update(x=hit["x"], y=hit["y"])
         return found
+
+    async def _drawn(self, frame: OtherOriginFrame) -> None:
+        """Wait, bounded, until what an out-of-process frame shows now has been drawn, and
+        the page drawn after it: Chromium sends a mouse event into such a frame only where
+        the compositor last drew it, and to the page's ``<iframe>`` element (lost) before
+        its first drawing. Not answering, a frame is left to the step's bound."""
+        await frame.world.call("drawn", DRAWN_WAIT_MS, absent=None)
+        await self._page_world.call("drawn", DRAWN_WAIT_MS)
 
 
 def _note(origin: str, allowed: bool) -> str:

@@ -10,6 +10,7 @@ import { EMIT, isHiddenDeep, roleOf, squash } from "./roles.js";
 import { checkedOf, disabledOf } from "./states.js";
 import { nameOf } from "./names.js";
 import { lookup } from "./refs.js";
+import { timer } from "./watch.js";
 
 const EDITABLE_INPUTS = new Set([
   "text",
@@ -180,6 +181,21 @@ export const awaitWheel = (ms) => {
     (arrived) => new Promise((resolve) => requestAnimationFrame(() => resolve(arrived))),
   );
 };
+
+// Resolves once the document has begun two animation frames since the call, so the frame
+// it showed then has been drawn, or after ms (a hidden document draws none). Chromium routes
+// a mouse event into a frame rendered out of process only by what the compositor last
+// drew: before the frame's first drawing it goes to the page's <iframe> element, lost.
+export const drawn = (ms) =>
+  new Promise((resolve) => {
+    const late = timer.set.call(window, () => resolve(false), ms);
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        timer.clear.call(window, late);
+        resolve(true);
+      }),
+    );
+  });
 
 // The nearest element (itself or an ancestor) with a role: what a person clicked on.
 export const identify = (node) => {

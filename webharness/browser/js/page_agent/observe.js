@@ -11,6 +11,7 @@ import { snapshot } from "./snapshot.js";
 import {
   armWheel,
   awaitWheel,
+  drawn,
   focus,
   frameHit,
   identify,
@@ -69,6 +70,7 @@ Object.defineProperty(window, KEY, {
       return pointerAt(points); // a wheel at a point: what is under it, in the same call
     },
     awaitWheel,
+    drawn,
     identify,
     pointerAt,
     revealFrame,
