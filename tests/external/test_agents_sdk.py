@@ -2,7 +2,9 @@
 run unchanged as an external process by ``webharness run --agents 'mcp[...]'``, its model
 a scripted fake OpenAI server that reads what the agent sends and answers with tool calls.
 
-- The golden behaviour passes every episode of the 12 built-in scenarios, seeds 0-1.
+- The golden behaviour passes every episode of the 12 built-in scenarios on seed 0 (one
+  seed: the agent's process start and its model's turns dominate the suite's longest
+  module; the faulty behaviours play seeds 0 and 1).
 - Six faulty behaviours (false success, stale ref, repeated action, missing ask_user,
   wrong option, early give-up), each on two episodes where the scenarios allow, get the
   failure code, step and stage their DSL twins get through ``env.step`` (the faulty-agent
@@ -34,7 +36,8 @@ from webharness.testing.faults import FAULTS
 from webharness.testing.suite import Bench, Case
 
 REPO = Path(__file__).resolve().parents[2]
-SEEDS = (0, 1)
+SEEDS = (0, 1)  # the faulty behaviours' episodes
+GOLDEN_SEED = 0
 AGENT = f"{sys.executable} -m tests.support.agents_sdk_agent --model {{model}}"
 KEY = "sk-fake-key-never-written-1f2e3d"
 GIVE_UP = Fault(
@@ -68,7 +71,7 @@ def fake_model(browser: None) -> Any:
     scripts: dict[str, dict[str, Script]] = {"golden": {}, "faulty": {}}
     goals = {}
     for name in task_names():
-        for seed, (goal, actions) in oracle_runs(full_env_id(name), list(SEEDS)).items():
+        for seed, (goal, actions) in oracle_runs(full_env_id(name), [GOLDEN_SEED]).items():
             calls = [("browser_snapshot", {}), *tool_calls(actions)]
             _add(scripts["golden"], goal, Script(calls, adapt=True))
             goals[full_env_id(name), seed] = goal
@@ -94,9 +97,9 @@ def _add(scripts: dict[str, Script], goal: str, script: Script) -> None:
 
 
 def run_agent(
-    model: str, tasks: list[str], server: FakeOpenAI, out: Path, proxy: bool = False
+    model: str, tasks: list[str], seeds: str, server: FakeOpenAI, out: Path, proxy: bool = False
 ) -> list[EvalAttempt]:
-    """``webharness run`` of the SDK agent on ``tasks`` x seeds 0-1; its attempts. Its model
+    """``webharness run`` of the SDK agent on ``tasks`` x ``seeds``; its attempts. Its model
     is reached directly (``OPENAI_BASE_URL``), or through ``--llm-proxy`` and priced."""
     spec = f'mcp[command="{AGENT.format(model=model)}",timeout_s=240'
     spec += ",price_prompt=2.5,price_completion=10]" if proxy else "]"
@@ -105,7 +108,7 @@ def run_agent(
         environment["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"  # the proxy must replace it
     done = subprocess.run(
         [sys.executable, "-m", "webharness.cli", "run", "--agents", spec,
-         "--tasks", ",".join(tasks), "--seeds", "0-1", "--workers", "2", "--obs-mode", "text",
+         "--tasks", ",".join(tasks), "--seeds", seeds, "--workers", "2", "--obs-mode", "text",
          "--out", str(out), *(["--llm-proxy", server.base_url] if proxy else [])],
         cwd=REPO, env=environment, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
@@ -117,16 +120,16 @@ def run_agent(
 def golden_run(fake_model: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     server, _, goals = fake_model
     out = tmp_path_factory.mktemp("golden")
-    attempts = run_agent("golden", task_names(), server, out, proxy=True)
+    attempts = run_agent("golden", task_names(), str(GOLDEN_SEED), server, out, proxy=True)
     return {"attempts": attempts, "out": out, "server": server, "goals": goals}
 
 
 def test_the_golden_behaviour_passes_every_episode(golden_run: dict[str, Any]) -> None:
     attempts = golden_run["attempts"]
-    assert len(attempts) == 2 * len(task_names()) == 24
+    assert len(attempts) == len(task_names()) == 12
     failed = {(a.scenario_id, a.seed): a.failure_message for a in attempts if not a.passed}
     assert not failed
-    assert sum(a.steps for a in attempts) >= 24 * 3  # every episode was played, step by step
+    assert sum(a.steps for a in attempts) >= 12 * 3  # every episode was played, step by step
 
 
 def test_the_proxy_counts_what_the_model_reported_for_each_episode(
@@ -164,7 +167,7 @@ def test_the_key_is_written_nowhere_in_the_run(golden_run: dict[str, Any]) -> No
 def test_faulty_behaviours_get_their_dsl_twins_diagnosis(fake_model: Any, tmp_path: Path) -> None:
     server, twins, _ = fake_model
     scenarios = sorted({name for name, _ in FAULTY})
-    attempts = run_agent("faulty", scenarios, server, tmp_path / "faulty")
+    attempts = run_agent("faulty", scenarios, "0-1", server, tmp_path / "faulty")
     by_episode = {(a.scenario_id, a.seed): a for a in attempts}
     for (name, seed), twin in twins.items():
         attempt, dsl = by_episode[full_env_id(name), seed], twin.annotated

@@ -3,8 +3,9 @@
 (``tests.support.browser_use_model``) that reads the page browser-use sends it.
 
 Played golden, it passes the built-in scenarios of ``TASKS`` and the chores app (a task
-folder whose app the env starts) on seeds 0-1, its trace aligned with the golden path step
-for step. Played wrong on form-v0, seed 0 (and on dynamic-v0 for a stale element), each
+folder whose app the env starts) on seed 1, its trace aligned with the golden path step
+for step (one seed: browser-use's ~10 s start per episode made this the suite's longest
+module; the faults play seed 0). Played wrong on form-v0, seed 0 (and on dynamic-v0 for a stale element), each
 fault gets the failure code, stage and step of its DSL twin (``replay_agent``) in the same
 run, or the difference written in ``DIFFERENCES``. Its navigation to an origin the task
 does not allow is refused, and nothing it does reaches beyond 127.0.0.1: the server that
@@ -36,7 +37,7 @@ REPO = Path(__file__).resolve().parents[2]
 PYTHON = REPO / ".venv-browser-use" / "bin" / "python"
 CHORES_APP = REPO / "tests" / "fixtures" / "chores_app_task"  # an app the env starts itself
 TASKS = ["form", "search", "stats", "dynamic", "login", "combobox", str(CHORES_APP)]
-SEEDS = [0, 1]
+GOLDEN_SEED = 1
 FAULT_TASK, FAULT_SEED = "form", 0
 STALE_TASK = "dynamic"  # its sort re-renders every row: a row's button seen before it is gone
 RUN_TIMEOUT_S = 600
@@ -98,8 +99,8 @@ def offsite() -> Iterator[Offsite]:
 def model(offsite: Offsite) -> Iterator[FakeOpenAI]:
     if not PYTHON.exists():
         pytest.fail(f"browser-use is not installed in {PYTHON.parent.parent}: run scripts/setup.sh")
-    plans = dict(plan_of(task, seed) for task in TASKS for seed in SEEDS)
-    plans |= dict([plan_of(STALE_TASK, FAULT_SEED)])
+    plans = dict(plan_of(task, GOLDEN_SEED) for task in TASKS)
+    plans |= dict(plan_of(task, FAULT_SEED) for task in (FAULT_TASK, STALE_TASK))
     with FakeOpenAI() as server:
         server.responder = BrowserUseModel(plans, offsite=f"{offsite.origin}/")
         yield server
@@ -184,12 +185,12 @@ def golden(
     browser: None, model: FakeOpenAI, offsite: Offsite, tmp_path_factory: pytest.TempPathFactory
 ) -> list[Any]:
     out = tmp_path_factory.mktemp("browser_use") / "golden"
-    seeds = f"{SEEDS[0]}-{SEEDS[-1]}"
-    return run({"golden": agent("golden", offsite)}, TASKS, seeds, out, model.base_url)["golden"]
+    agents = {"golden": agent("golden", offsite)}
+    return run(agents, TASKS, str(GOLDEN_SEED), out, model.base_url)["golden"]
 
 
 def test_browser_use_played_golden_passes_every_scenario_and_seed(golden: list[Any]) -> None:
-    assert len(golden) == len(TASKS) * len(SEEDS)
+    assert len(golden) == len(TASKS)
     failed = [
         (a.scenario_id, a.seed, a.failure_code, a.failure_message) for a in golden if not a.passed
     ]
