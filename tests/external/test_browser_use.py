@@ -5,11 +5,12 @@
 Played golden, it passes the built-in scenarios of ``TASKS`` and the chores app (a task
 folder whose app the env starts) on seed 1, its trace aligned with the golden path step
 for step (one seed: browser-use's ~10 s start per episode made this the suite's longest
-module; the faults play seed 0). Played wrong on form-v0, seed 0 (and on dynamic-v0 for a stale element), each
-fault gets the failure code, stage and step of its DSL twin (``replay_agent``) in the same
-run, or the difference written in ``DIFFERENCES``. Its navigation to an origin the task
-does not allow is refused, and nothing it does reaches beyond 127.0.0.1: the server that
-its HTTP proxy names, the navigation's target, receives nothing.
+module; the faults play seed 0). Played wrong on form-v0, seed 0 (and on dynamic-v0 for a
+stale element), each fault gets the failure code, stage and step of its DSL twin
+(``replay_agent``) in the same run, or the difference written in ``DIFFERENCES``. Its
+navigation to an origin the task does not allow is refused, and nothing it does reaches
+beyond 127.0.0.1: the server that its HTTP proxy names, the navigation's target, receives
+nothing.
 
 browser-use runs in a virtualenv of its own, ``.venv-browser-use``, which
 ``scripts/setup_browser_use.sh`` (part of ``scripts/setup.sh``) installs.
