@@ -84,12 +84,15 @@ export const locate = (ref) => {
 // sends their refs (browser/frame_worlds.py). This side brings the <iframe> into view
 // first, then hit-tests the point that agent found: only this document can tell that a
 // popup of its own covers the frame there. fx, fy are in the frame's viewport.
+// "ok", or "moved" when bringing the <iframe> into view scrolled it (see drawn).
 export const revealFrame = (ref) => {
   const found = lookup(ref);
   if (found.status !== "ok") return found.status;
   if (isHiddenDeep(found.el)) return "hidden";
+  const before = found.el.getBoundingClientRect();
   found.el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
-  return "ok";
+  const after = found.el.getBoundingClientRect();
+  return before.x === after.x && before.y === after.y ? "ok" : "moved";
 };
 
 export const frameHit = (ref, fx, fy) => {
@@ -182,20 +185,25 @@ export const awaitWheel = (ms) => {
   );
 };
 
-// Resolves once the document has begun two animation frames since the call, so the frame
-// it showed then has been drawn, or after ms (a hidden document draws none). Chromium routes
-// a mouse event into a frame rendered out of process only by what the compositor last
-// drew: before the frame's first drawing it goes to the page's <iframe> element, lost.
-export const drawn = (ms) =>
-  new Promise((resolve) => {
-    const late = timer.set.call(window, () => resolve(false), ms);
+// Whether what the document shows has been drawn: "before" when it had been (a first
+// paint is reported once presented) and nothing has moved (sinceMove false); else "now",
+// once it has begun two animation frames since the call (the frame it showed then has
+// been drawn), or "late" after ms (a hidden document draws none). Chromium routes a mouse
+// event into a frame rendered out of process only by what the compositor last drew:
+// before the frame's first drawing, or where it was before a scroll, it goes to the
+// page's <iframe> element, lost.
+export const drawn = (ms, sinceMove) => {
+  if (!sinceMove && performance.getEntriesByType("paint").length) return "before";
+  return new Promise((resolve) => {
+    const late = timer.set.call(window, () => resolve("late"), ms);
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
         timer.clear.call(window, late);
-        resolve(true);
+        resolve("now");
       }),
     );
   });
+};
 
 // The nearest element (itself or an ancestor) with a role: what a person clicked on.
 export const identify = (node) => {
