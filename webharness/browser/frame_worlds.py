@@ -267,20 +267,19 @@ class FrameWorlds:
             return {"status": hit["status"]}
         if hit["status"] == "covered":
             found.update(status="covered", coveredBy=hit["coveredBy"])
-        elif frame.world.cdp is not self._cdp:
-            await self._drawn(frame, moved=status == "moved")
+        elif frame.world.cdp is not self._cdp and (status == "moved" or not found["presented"]):
+            await self._drawn(frame)
         found.update(x=hit["x"], y=hit["y"])
         return found
 
-    async def _drawn(self, frame: OtherOriginFrame, moved: bool) -> None:
+    async def _drawn(self, frame: OtherOriginFrame) -> None:
         """Wait, bounded, until what an out-of-process frame shows now has been drawn, and
         the page drawn after it: Chromium sends a mouse event into such a frame only where
         the compositor last drew it, and to the page's ``<iframe>`` element (lost) before
-        its first drawing or where it was before a scroll. A frame presented once and not
-        scrolled since costs one call."""
-        when = await frame.world.call("drawn", DRAWN_WAIT_MS, moved, absent="before")
-        if when != "before":
-            await self._page_world.call("drawn", DRAWN_WAIT_MS, True)
+        its first drawing or where it was before a scroll. (A frame presented and not
+        scrolled since needs no wait: ``locate`` tells, in the call it makes anyway.)"""
+        await frame.world.call("drawn", DRAWN_WAIT_MS, absent=None)
+        await self._page_world.call("drawn", DRAWN_WAIT_MS)
 
 
 def _note(origin: str, allowed: bool) -> str:

@@ -77,6 +77,9 @@ export const locate = (ref) => {
       el.isContentEditable,
     checked: checkedOf(el, role),
     label: describe(el),
+    // A first paint is reported once presented: for a frame out of process, whether the
+    // compositor has drawn it at all (see drawn).
+    presented: performance.getEntriesByType("paint").length > 0,
   };
 };
 
@@ -185,25 +188,21 @@ export const awaitWheel = (ms) => {
   );
 };
 
-// Whether what the document shows has been drawn: "before" when it had been (a first
-// paint is reported once presented) and nothing has moved (sinceMove false); else "now",
-// once it has begun two animation frames since the call (the frame it showed then has
-// been drawn), or "late" after ms (a hidden document draws none). Chromium routes a mouse
-// event into a frame rendered out of process only by what the compositor last drew:
-// before the frame's first drawing, or where it was before a scroll, it goes to the
-// page's <iframe> element, lost.
-export const drawn = (ms, sinceMove) => {
-  if (!sinceMove && performance.getEntriesByType("paint").length) return "before";
-  return new Promise((resolve) => {
-    const late = timer.set.call(window, () => resolve("late"), ms);
+// Resolves true once the document has begun two animation frames since the call (the
+// frame it showed then has been drawn), false after ms (a hidden document draws none).
+// Chromium routes a mouse event into a frame rendered out of process only by what the
+// compositor last drew: before the frame's first drawing, or where it was before a
+// scroll, it goes to the page's <iframe> element, lost.
+export const drawn = (ms) =>
+  new Promise((resolve) => {
+    const late = timer.set.call(window, () => resolve(false), ms);
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
         timer.clear.call(window, late);
-        resolve("now");
+        resolve(true);
       }),
     );
   });
-};
 
 // The nearest element (itself or an ancestor) with a role: what a person clicked on.
 export const identify = (node) => {
